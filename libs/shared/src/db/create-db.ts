@@ -1,0 +1,46 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Pool, types } from 'pg';
+import type { Database } from './schema';
+
+// bigint (int8) columns arrive as strings by default; counts we read are safely within 2^53.
+types.setTypeParser(types.builtins.INT8, (value) => value);
+
+export interface Db {
+  db: Kysely<Database>;
+  pool: Pool;
+  /** Resolves when the database answers `select 1`. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface CreateDbOptions {
+  connectionString: string;
+  maxConnections?: number;
+  applicationName?: string;
+  /** Bounded waits so a dead database gives a quick 503, not a hung request. */
+  connectionTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+
+export function createDb(options: CreateDbOptions): Db {
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+    statement_timeout: options.statementTimeoutMs ?? 30000,
+    idleTimeoutMillis: 30000,
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener
+  // that would crash the process. The next checkout simply gets a fresh connection.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    pool,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,12 @@
+export { createDb, type Db, type CreateDbOptions } from './create-db';
+export { withTenant, withSystemScope, type Trx } from './tenant-scope';
+export {
+  migrateToLatest,
+  assertRowLevelSecurity,
+  findRowLevelSecurityGaps,
+  type RlsGap,
+} from './migrate';
+export { enableTenantRls, OUTBOX_CHANNEL } from './migrations';
+export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
+export * from './schema';
+export { withDatabase, ensureDatabase, dropDatabase } from './database-url';

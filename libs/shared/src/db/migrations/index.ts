@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import * as roles_and_core_tables from './0001_roles_and_core_tables';
+import * as event_outbox from './0002_event_outbox';
+
+/**
+ * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
+ * code rather than read from a folder so the same list runs from src (tsx, jest) and dist.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_roles_and_core_tables': roles_and_core_tables,
+  '0002_event_outbox': event_outbox,
+};
+
+export { enableTenantRls } from './tenant-rls';
+export { OUTBOX_CHANNEL } from './0002_event_outbox';

@@ -1,0 +1,17 @@
+/**
+ * Postgres roles the application switches to inside a transaction (SET LOCAL ROLE). Neither
+ * owns a table, so row-level security always applies to them, even when the connection itself
+ * is a superuser or the tables' owner.
+ */
+
+/** Tenant work: sees and writes only rows whose tenant_id equals `app.tenant_id`. */
+export const TENANT_ROLE = 'crm_app';
+
+/**
+ * The few named cross-tenant lookups (session -> memberships, slug -> tenant, key hash ->
+ * tenant, the outbox relay). Each tenant table grants it a policy of its own.
+ */
+export const SYSTEM_ROLE = 'crm_system';
+
+/** The session setting the tenant policies read, through the SQL function app_current_tenant(). */
+export const TENANT_SETTING = 'app.tenant_id';

@@ -1,0 +1,72 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Role } from '../identity/identity-token';
+
+/**
+ * The typed shape of the database, one interface per table. Later issues add their tables
+ * here together with the migration that creates them.
+ */
+export interface Database {
+  tenants: TenantsTable;
+  users: UsersTable;
+  tenant_users: TenantUsersTable;
+  sessions: SessionsTable;
+  event_outbox: EventOutboxTable;
+}
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface TenantsTable {
+  id: Generated<string>;
+  slug: string;
+  name: string;
+  plan: Generated<string>;
+  created_at: Generated<Timestamp>;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  /** Stored lower-cased; unique case-insensitively. */
+  email: string;
+  password_hash: string;
+  name: string | null;
+  created_at: Generated<Timestamp>;
+}
+
+export const MEMBERSHIP_STATUSES = ['active', 'invited', 'disabled'] as const;
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
+
+export interface TenantUsersTable {
+  tenant_id: string;
+  user_id: string;
+  role: Role;
+  status: MembershipStatus;
+  joined_at: Generated<Timestamp>;
+}
+
+export interface SessionsTable {
+  /** sha256 of the session token; the token itself lives only in the client's cookie. */
+  token_hash: string;
+  user_id: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+}
+
+export interface EventOutboxTable {
+  /** Commit-order key the relay publishes by (bigint, returned as a string by pg). */
+  seq: Generated<string>;
+  /** The event id, also the JetStream message id. */
+  id: string;
+  tenant_id: string;
+  type: string;
+  envelope: ColumnType<unknown, string, string>;
+  created_at: Generated<Timestamp>;
+  published_at: Timestamp | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+}
+
+export type Tenant = Selectable<TenantsTable>;
+export type NewTenant = Insertable<TenantsTable>;
+export type User = Selectable<UsersTable>;
+export type Membership = Selectable<TenantUsersTable>;
+export type OutboxRow = Selectable<EventOutboxTable>;

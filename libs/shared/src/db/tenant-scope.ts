@@ -1,0 +1,44 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { errors } from '../http/errors';
+import { SYSTEM_ROLE, TENANT_ROLE } from './roles';
+import type { Database } from './schema';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type Trx = Transaction<Database>;
+
+/**
+ * Runs `fn` in a transaction as the non-owner tenant role with `app.tenant_id` set, so every
+ * row-level policy filters to `tenantId`: a query that forgets `where tenant_id = ...` still
+ * sees only this tenant, and a row for another tenant cannot be written. Both settings are
+ * LOCAL and end with the transaction, so a pooled connection never carries them over.
+ */
+export async function withTenant<T>(
+  db: Kysely<Database>,
+  tenantId: string,
+  fn: (trx: Trx) => Promise<T>,
+): Promise<T> {
+  // Checked so the id can be inlined: one round trip for both settings.
+  if (!UUID.test(tenantId)) throw errors.validation('Invalid tenant id');
+  return db.transaction().execute(async (trx) => {
+    await sql
+      .raw(`SET LOCAL ROLE ${TENANT_ROLE}; SET LOCAL app.tenant_id = '${tenantId.toLowerCase()}'`)
+      .execute(trx);
+    return fn(trx);
+  });
+}
+
+/**
+ * Runs `fn` as the system role, which the tenant tables let through their `system_access`
+ * policy. Only the named cross-tenant lookups of DESIGN.md (Tenancy) and the outbox relay use
+ * it; everything else goes through withTenant.
+ */
+export async function withSystemScope<T>(
+  db: Kysely<Database>,
+  fn: (trx: Trx) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql.raw(`SET LOCAL ROLE ${SYSTEM_ROLE}`).execute(trx);
+    return fn(trx);
+  });
+}

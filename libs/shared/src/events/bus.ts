@@ -1,0 +1,45 @@
+import type { EventEnvelope } from './envelope';
+
+export interface PublishResult {
+  /** True when an event with the same id was already published (within the duplicate window). */
+  duplicate: boolean;
+}
+
+export interface Delivery {
+  /** 1 on first delivery, then 2, 3, ... on redeliveries. */
+  attempt: number;
+}
+
+export type EventHandler = (event: EventEnvelope, delivery: Delivery) => Promise<void>;
+
+export interface SubscriptionSpec {
+  /** Durable consumer name: subscribers sharing it share the work, and it survives restarts (NATS). */
+  durable: string;
+  /** Event-type patterns (`lead.imported`, `lead.*`, `>`); default every type. */
+  types?: string[];
+  handler: EventHandler;
+  /** Deliveries before a failing event is given up as poison and logged (default 5). */
+  maxDeliver?: number;
+  /** Wait before a failed event is delivered again (default 1000 ms). */
+  retryDelayMs?: number;
+}
+
+export interface Subscription {
+  /** Stops taking new events; resolves when the one being handled has finished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Both transports (NATS JetStream, in-process) behind one interface: at-least-once delivery to
+ * each durable consumer, explicit ack after the handler resolves, redelivery when it throws,
+ * duplicate publishes of one event id dropped. Handlers must be idempotent per event id.
+ */
+export interface EventBus {
+  readonly kind: 'nats' | 'in-process';
+  publish(event: EventEnvelope): Promise<PublishResult>;
+  subscribe(spec: SubscriptionSpec): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_DELIVER = 5;
+export const DEFAULT_RETRY_DELAY_MS = 1000;

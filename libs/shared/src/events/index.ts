@@ -1,0 +1,23 @@
+export {
+  eventEnvelopeSchema,
+  createEvent,
+  EVENT_TYPE,
+  type EventEnvelope,
+  type EventInput,
+} from './envelope';
+export { writeEvent } from './outbox';
+export { OutboxRelay, type OutboxRelayOptions } from './relay';
+export {
+  DEFAULT_MAX_DELIVER,
+  DEFAULT_RETRY_DELAY_MS,
+  type EventBus,
+  type EventHandler,
+  type Delivery,
+  type PublishResult,
+  type Subscription,
+  type SubscriptionSpec,
+} from './bus';
+export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
+export { NatsBus, type NatsBusOptions } from './nats-bus';
+export { createBus } from './create-bus';
+export { subjectFor, typeMatches, DEFAULT_SUBJECT_PREFIX } from './subjects';

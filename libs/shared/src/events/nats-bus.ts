@@ -1,0 +1,259 @@
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  DiscardPolicy,
+  JSONCodec,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+  type StreamConfig,
+} from 'nats';
+import type { Logger } from 'pino';
+import {
+  DEFAULT_MAX_DELIVER,
+  DEFAULT_RETRY_DELAY_MS,
+  type EventBus,
+  type PublishResult,
+  type Subscription,
+  type SubscriptionSpec,
+} from './bus';
+import { eventEnvelopeSchema, type EventEnvelope } from './envelope';
+import { DEFAULT_SUBJECT_PREFIX, subjectFor, typeMatches } from './subjects';
+
+export interface NatsBusOptions {
+  url: string;
+  logger: Logger;
+  /** Shown in the server's connection list. */
+  connectionName?: string;
+  streamName?: string;
+  subjectPrefix?: string;
+  /** Publishes of the same event id within this window are dropped by the server (default 2 min). */
+  duplicateWindowMs?: number;
+  /** How long events stay in the stream for consumers that are behind (default 7 days). */
+  maxAgeMs?: number;
+  publishTimeoutMs?: number;
+  /** How long a delivered event may stay unacked before JetStream redelivers it (default 30 s). */
+  ackWaitMs?: number;
+}
+
+const codec = JSONCodec<unknown>();
+
+function isNotFound(err: unknown): boolean {
+  return err instanceof Error && /not found/i.test(err.message);
+}
+
+function isAlreadyExists(err: unknown): boolean {
+  return err instanceof Error && /already (in use|exists)/i.test(err.message);
+}
+
+/** Events over NATS JetStream: one stream on `<prefix>.>`, durable pull consumers, explicit acks. */
+export class NatsBus implements EventBus {
+  readonly kind = 'nats' as const;
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly options: Required<Omit<NatsBusOptions, 'connectionName'>>,
+  ) {}
+
+  static async connect(options: NatsBusOptions): Promise<NatsBus> {
+    const resolved = {
+      streamName: 'CRM_EVENTS',
+      subjectPrefix: DEFAULT_SUBJECT_PREFIX,
+      duplicateWindowMs: 120_000,
+      maxAgeMs: 7 * 24 * 3600 * 1000,
+      publishTimeoutMs: 5000,
+      ackWaitMs: 30_000,
+      ...options,
+    };
+    const nc = await connect({
+      servers: resolved.url,
+      name: resolved.connectionName,
+      // Keep trying for ever: the outbox holds events meanwhile, and consumers resume after.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+    });
+    const jsm = await nc.jetstreamManager();
+    const bus = new NatsBus(nc, nc.jetstream(), jsm, resolved);
+    await bus.ensureStream();
+    void bus.logStatus();
+    return bus;
+  }
+
+  /** Creates the stream, or brings an existing one to this configuration (safe to run often). */
+  private async ensureStream(): Promise<void> {
+    const config: Partial<StreamConfig> & { name: string } = {
+      name: this.options.streamName,
+      subjects: [`${this.options.subjectPrefix}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      discard: DiscardPolicy.Old,
+      max_age: nanos(this.options.maxAgeMs),
+      duplicate_window: nanos(this.options.duplicateWindowMs),
+    };
+    try {
+      await this.jsm.streams.info(config.name);
+      await this.jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await this.jsm.streams.add(config);
+      } catch (addErr) {
+        // Another service created it between our info and add.
+        if (!isAlreadyExists(addErr)) throw addErr;
+        await this.jsm.streams.update(config.name, config);
+      }
+    }
+  }
+
+  private async logStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') {
+        this.options.logger.warn(
+          { nats: status.type, server: status.data },
+          'NATS connection changed',
+        );
+      }
+    }
+  }
+
+  async publish(event: EventEnvelope): Promise<PublishResult> {
+    const ack = await this.js.publish(
+      subjectFor(this.options.subjectPrefix, event.type),
+      codec.encode(event),
+      {
+        msgID: event.id,
+        timeout: this.options.publishTimeoutMs,
+      },
+    );
+    return { duplicate: ack.duplicate };
+  }
+
+  async subscribe(spec: SubscriptionSpec): Promise<Subscription> {
+    const maxDeliver = spec.maxDeliver ?? DEFAULT_MAX_DELIVER;
+    const retryDelayMs = spec.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+    const patterns = spec.types?.length ? spec.types : ['>'];
+    // One server-side filter when there is one pattern; several are filtered here (servers
+    // before 2.10 take a single filter subject).
+    const filter =
+      patterns.length === 1
+        ? subjectFor(this.options.subjectPrefix, patterns[0])
+        : `${this.options.subjectPrefix}.>`;
+    await this.ensureConsumer({
+      durable_name: spec.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      max_deliver: maxDeliver,
+      ack_wait: nanos(this.options.ackWaitMs),
+      filter_subject: filter,
+    });
+    const consumer = await this.js.consumers.get(this.options.streamName, spec.durable);
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
+    const loop = (async () => {
+      for await (const msg of messages) {
+        await this.handle(msg, spec, patterns, maxDeliver, retryDelayMs);
+      }
+    })();
+    const subscription: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await messages.close();
+        await loop;
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  private async ensureConsumer(
+    config: Partial<ConsumerConfig> & { durable_name: string },
+  ): Promise<void> {
+    const stream = this.options.streamName;
+    try {
+      await this.jsm.consumers.add(stream, config);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      const { max_deliver, ack_wait, filter_subject } = config;
+      await this.jsm.consumers.update(stream, config.durable_name, {
+        max_deliver,
+        ack_wait,
+        filter_subject,
+      });
+    }
+  }
+
+  private async handle(
+    msg: JsMsg,
+    spec: SubscriptionSpec,
+    patterns: string[],
+    maxDeliver: number,
+    retryDelayMs: number,
+  ): Promise<void> {
+    const parsed = eventEnvelopeSchema.safeParse(safeDecode(msg));
+    if (!parsed.success) {
+      this.options.logger.error(
+        { consumer: spec.durable, subject: msg.subject, seq: msg.seq },
+        'not an event envelope; dropped',
+      );
+      msg.term();
+      return;
+    }
+    const event = parsed.data;
+    if (!patterns.some((p) => typeMatches(p, event.type))) {
+      msg.ack();
+      return;
+    }
+    const attempt = msg.info.deliveryCount;
+    try {
+      await spec.handler(event, { attempt });
+      msg.ack();
+    } catch (err) {
+      if (attempt >= maxDeliver) {
+        this.options.logger.error(
+          {
+            err,
+            consumer: spec.durable,
+            eventId: event.id,
+            eventType: event.type,
+            attempts: attempt,
+          },
+          'event handler failed on every delivery; giving the event up as poison',
+        );
+        msg.term();
+      } else {
+        this.options.logger.warn(
+          { err, consumer: spec.durable, eventId: event.id, attempt },
+          'event handler failed; will redeliver',
+        );
+        msg.nak(retryDelayMs);
+      }
+    }
+  }
+
+  /** For tests: removes the stream and everything in it. */
+  async deleteStream(): Promise<void> {
+    await this.jsm.streams.delete(this.options.streamName);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}
+
+function safeDecode(msg: JsMsg): unknown {
+  try {
+    return codec.decode(msg.data);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,193 @@
+import { sql, type Kysely } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
+import type { Logger } from 'pino';
+import { OUTBOX_CHANNEL } from '../db/migrations';
+import type { Database } from '../db/schema';
+import { withSystemScope } from '../db/tenant-scope';
+import type { EventBus } from './bus';
+import type { EventEnvelope } from './envelope';
+
+export interface OutboxRelayOptions {
+  db: Kysely<Database>;
+  /** A connection is taken from it to LISTEN for new outbox rows. */
+  pool: Pool;
+  bus: EventBus;
+  logger: Logger;
+  /** Safety net when a notification is missed or the bus was down (default 1000 ms). */
+  pollIntervalMs?: number;
+  batchSize?: number;
+  /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
+  retainPublishedMs?: number;
+}
+
+// Only one relay publishes at a time, so events leave in commit order even with several
+// relay instances running; the others wait for the next round. SKIP LOCKED guards the rows
+// themselves should two relays ever overlap.
+const RELAY_LOCK_KEY = 'crm_event_outbox_relay';
+
+/**
+ * Publishes unpublished `event_outbox` rows to the bus in `seq` order and marks them published.
+ * Wakes on NOTIFY (sent at commit by the outbox trigger) and on a short poll. A publish that
+ * fails leaves its row and everything after it for the next round: nothing is lost, and a
+ * row published twice (crash between publish and mark) is dropped by the bus's duplicate
+ * window (message id = event id).
+ */
+export class OutboxRelay {
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly retainPublishedMs: number;
+  private listener: PoolClient | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private draining: Promise<number> | undefined;
+  private again = false;
+  private stopped = true;
+  private lastPrune = 0;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.batchSize = options.batchSize ?? 100;
+    this.retainPublishedMs = options.retainPublishedMs ?? 7 * 24 * 3600 * 1000;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.listen();
+    this.pollTimer = setInterval(() => {
+      if (!this.listener) void this.listen();
+      void this.drain();
+      void this.pruneIfDue();
+    }, this.pollIntervalMs);
+    void this.drain();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    await this.draining;
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) {
+      await listener.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
+      listener.release();
+    }
+  }
+
+  /**
+   * Publishes until nothing is pending or a publish fails; returns how many were published.
+   * Calls during a drain are folded into one more round after it.
+   */
+  drain(): Promise<number> {
+    if (this.draining) {
+      this.again = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
+      let total = 0;
+      do {
+        this.again = false;
+        for (;;) {
+          if (this.stopped) return total;
+          const { published, more } = await this.publishBatch();
+          total += published;
+          if (!more) break;
+        }
+      } while (this.again && !this.stopped);
+      return total;
+    })().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
+  }
+
+  private async publishBatch(): Promise<{ published: number; more: boolean }> {
+    const { db, bus, logger } = this.options;
+    try {
+      return await withSystemScope(db, async (trx) => {
+        const lock = await sql<{
+          locked: boolean;
+        }>`SELECT pg_try_advisory_xact_lock(hashtext(${RELAY_LOCK_KEY})) AS locked`.execute(trx);
+        if (!lock.rows[0]?.locked) return { published: 0, more: false };
+        const rows = await trx
+          .selectFrom('event_outbox')
+          .select(['id', 'envelope'])
+          .where('published_at', 'is', null)
+          .orderBy('seq')
+          .limit(this.batchSize)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        const publishedIds: string[] = [];
+        let failure: { id: string; error: string } | undefined;
+        for (const row of rows) {
+          try {
+            await bus.publish(row.envelope as EventEnvelope);
+            publishedIds.push(row.id);
+          } catch (err) {
+            failure = { id: row.id, error: err instanceof Error ? err.message : String(err) };
+            break;
+          }
+        }
+        if (publishedIds.length > 0) {
+          await trx
+            .updateTable('event_outbox')
+            .set((eb) => ({ published_at: sql`now()`, attempts: eb('attempts', '+', 1) }))
+            .where('id', 'in', publishedIds)
+            .execute();
+        }
+        if (failure) {
+          logger.warn(
+            { eventId: failure.id, error: failure.error },
+            'outbox relay could not publish; will retry',
+          );
+          await trx
+            .updateTable('event_outbox')
+            .set((eb) => ({
+              attempts: eb('attempts', '+', 1),
+              last_error: failure.error.slice(0, 1000),
+            }))
+            .where('id', '=', failure.id)
+            .execute();
+          return { published: publishedIds.length, more: false };
+        }
+        return { published: publishedIds.length, more: rows.length === this.batchSize };
+      });
+    } catch (err) {
+      logger.error({ err }, 'outbox relay round failed; will retry');
+      return { published: 0, more: false };
+    }
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped || this.listener) return;
+    try {
+      const client = await this.options.pool.connect();
+      client.on('notification', () => void this.drain());
+      client.on('error', (err) => {
+        this.options.logger.warn(
+          { err },
+          'outbox relay lost its LISTEN connection; polling until it is back',
+        );
+        if (this.listener === client) this.listener = undefined;
+        client.release(err);
+      });
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = client;
+    } catch (err) {
+      this.options.logger.warn({ err }, 'outbox relay could not LISTEN; polling');
+    }
+  }
+
+  private async pruneIfDue(): Promise<void> {
+    const now = Date.now();
+    if (this.retainPublishedMs <= 0 || now - this.lastPrune < 3600_000) return;
+    this.lastPrune = now;
+    const cutoff = new Date(now - this.retainPublishedMs);
+    try {
+      await withSystemScope(this.options.db, (trx) =>
+        trx.deleteFrom('event_outbox').where('published_at', '<', cutoff).execute(),
+      );
+    } catch (err) {
+      this.options.logger.warn({ err }, 'outbox prune failed');
+    }
+  }
+}

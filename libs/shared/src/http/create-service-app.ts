@@ -1,0 +1,40 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { jsonBody } from './body-parsers';
+import { errorHandler, notFoundHandler } from './error-handler';
+import { healthHandler, type HealthOptions } from './health';
+import { httpLogger } from './http-logger';
+import { requestId } from './request-id';
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  health: HealthOptions;
+  /** Largest JSON body parsed, in bytes; larger -> 413. */
+  bodyLimitBytes: number;
+  /** Mounts the service's own routes; runs after the common middleware, before the 404. */
+  routes?: (app: Express) => void;
+  /**
+   * Parse JSON bodies for every route (default). Services whose routes need the raw bytes
+   * before any parsing (or other content types) turn it off and parse per route.
+   */
+  parseJson?: boolean;
+}
+
+/**
+ * The common frame of every service's express app: request id, request log, internal
+ * `GET /health`, JSON bodies, the service's routes, then 404 and the one error middleware.
+ */
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Services sit behind the gateway on a private network; the gateway sets x-forwarded-*.
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.use(requestId());
+  app.use(httpLogger(options.logger));
+  app.get('/health', healthHandler(options.health));
+  if (options.parseJson !== false) app.use(jsonBody(options.bodyLimitBytes));
+  options.routes?.(app);
+  app.use(notFoundHandler());
+  app.use(errorHandler(options.logger));
+  return app;
+}

@@ -1,0 +1,22 @@
+export { AppError, errors, type ErrorCode, type AppErrorInit } from './errors';
+export {
+  successBody,
+  failureBody,
+  sendSuccess,
+  type SuccessEnvelope,
+  type FailureEnvelope,
+} from './envelope';
+export { requestId, REQUEST_ID_HEADER } from './request-id';
+export { validate } from './validate';
+export { errorHandler, notFoundHandler, toAppError } from './error-handler';
+export { databaseErrorToAppError } from './database-errors';
+export { jsonBody, rawBody, formBody } from './body-parsers';
+export {
+  checkHealth,
+  healthHandler,
+  type HealthOptions,
+  type HealthResponse,
+  type HealthStatus,
+} from './health';
+export { httpLogger } from './http-logger';
+export { createServiceApp, type ServiceAppOptions } from './create-service-app';

@@ -1,0 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+// A caller's id is kept only when it is short and plain, so it is safe to log and echo.
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (`req.id`, typed by pino-http, which logs it) and echoes it on
+ * every response as `x-request-id`.
+ */
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers[REQUEST_ID_HEADER];
+    const id = typeof given === 'string' && VALID_REQUEST_ID.test(given) ? given : randomUUID();
+    req.id = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    next();
+  };
+}

@@ -1,0 +1,12 @@
+export {
+  IDENTITY_HEADER,
+  ROLES,
+  DEFAULT_IDENTITY_TTL_SECONDS,
+  signIdentity,
+  verifyIdentity,
+  type Identity,
+  type Role,
+  type IdentityRejection,
+  type VerifyResult,
+} from './identity-token';
+export { requireIdentity, identityOf } from './require-identity';

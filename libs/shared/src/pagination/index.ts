@@ -1,0 +1,9 @@
+export {
+  pageQuerySchema,
+  parsePageQuery,
+  MAX_PAGE_SIZE,
+  DEFAULT_PAGE_SIZE,
+  type PageQuery,
+  type PageOptions,
+} from './page-query';
+export { paginate, toPage, type Page } from './paginate';

@@ -1,0 +1,188 @@
+import { withSystemScope, withTenant, type Db } from '@crm/shared/db';
+import {
+  InProcessBus,
+  OutboxRelay,
+  writeEvent,
+  type EventBus,
+  type EventEnvelope,
+  type PublishResult,
+} from '@crm/shared/events';
+import { captureLogger, createTenant, eventually, isolatedTestDb } from '@crm/shared/testing';
+
+const { logger } = captureLogger();
+let database: Db;
+let db: Db['db'];
+let pool: Db['pool'];
+
+beforeAll(async () => {
+  database = await isolatedTestDb();
+  ({ db, pool } = database);
+});
+afterAll(() => database.close());
+
+/** Records every publish that reaches the bus, and can be made to fail. */
+class RecordingBus implements EventBus {
+  readonly kind = 'in-process' as const;
+  readonly published: EventEnvelope[] = [];
+  failing = false;
+  constructor(private readonly inner: EventBus) {}
+  async publish(event: EventEnvelope): Promise<PublishResult> {
+    if (this.failing) throw new Error('bus unavailable');
+    this.published.push(event);
+    return this.inner.publish(event);
+  }
+  subscribe: EventBus['subscribe'] = (spec) => this.inner.subscribe(spec);
+  close = () => this.inner.close();
+}
+
+async function outboxRows(tenantId: string) {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('event_outbox')
+      .select(['id', 'published_at', 'attempts', 'last_error'])
+      .where('tenant_id', '=', tenantId)
+      .orderBy('seq')
+      .execute(),
+  );
+}
+
+function leadEvent(tenantId: string, n: number) {
+  return {
+    type: 'lead.imported',
+    tenant_id: tenantId,
+    record: { module: 'leads', id: `lead-${n}` },
+    data: { n },
+  };
+}
+
+describe('event outbox and relay', () => {
+  let tenant: { id: string };
+  let relays: OutboxRelay[] = [];
+
+  beforeEach(async () => {
+    tenant = await createTenant(database);
+  });
+  afterEach(async () => {
+    await Promise.all(relays.map((r) => r.stop()));
+    relays = [];
+  });
+
+  function startRelay(bus: EventBus, pollIntervalMs = 50): OutboxRelay {
+    const relay = new OutboxRelay({ db, pool, bus, logger, pollIntervalMs });
+    relays.push(relay);
+    void relay.start();
+    return relay;
+  }
+
+  it('writes the event in the caller transaction: rolled back, nothing is written', async () => {
+    await expect(
+      withTenant(db, tenant.id, async (trx) => {
+        await writeEvent(trx, leadEvent(tenant.id, 1));
+        throw new Error('the data write failed');
+      }),
+    ).rejects.toThrow('the data write failed');
+    expect(await outboxRows(tenant.id)).toEqual([]);
+  });
+
+  it('rejects an event for another tenant inside withTenant (row-level security)', async () => {
+    const other = await createTenant(database);
+    await expect(
+      withTenant(db, tenant.id, (trx) => writeEvent(trx, leadEvent(other.id, 1))),
+    ).rejects.toMatchObject({ code: '42501' });
+    expect(await outboxRows(other.id)).toEqual([]);
+  });
+
+  it('rejects an envelope that does not fit the schema before writing', async () => {
+    await expect(
+      withTenant(db, tenant.id, (trx) =>
+        writeEvent(trx, { ...leadEvent(tenant.id, 1), type: 'Not A Type!' }),
+      ),
+    ).rejects.toThrow();
+    expect(await outboxRows(tenant.id)).toEqual([]);
+  });
+
+  it('publishes committed events in order, marks them published, and a subscriber receives them', async () => {
+    const bus = new InProcessBus({ logger });
+    const received: EventEnvelope[] = [];
+    await bus.subscribe({
+      durable: 'test',
+      handler: async (e) => void (e.tenant_id === tenant.id && received.push(e)),
+    });
+    startRelay(bus);
+    const written = await withTenant(db, tenant.id, async (trx) => {
+      const events = [];
+      for (let n = 1; n <= 5; n++) events.push(await writeEvent(trx, leadEvent(tenant.id, n)));
+      return events;
+    });
+    await eventually(() => expect(received.map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5]));
+    expect(received).toEqual(written);
+    const rows = await outboxRows(tenant.id);
+    expect(rows.every((r) => r.published_at !== null)).toBe(true);
+    await bus.close();
+  });
+
+  it('keeps events while the bus fails and publishes every one once it is back', async () => {
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    bus.failing = true;
+    const relay = startRelay(bus);
+    await withTenant(db, tenant.id, async (trx) => {
+      for (let n = 1; n <= 3; n++) await writeEvent(trx, leadEvent(tenant.id, n));
+    });
+    await eventually(async () => {
+      const rows = await outboxRows(tenant.id);
+      expect(rows[0].last_error).toBe('bus unavailable');
+      expect(rows.every((r) => r.published_at === null)).toBe(true);
+    });
+    bus.failing = false;
+    await relay.drain();
+    await eventually(async () =>
+      expect((await outboxRows(tenant.id)).every((r) => r.published_at !== null)).toBe(true),
+    );
+    const mine = bus.published.filter((e) => e.tenant_id === tenant.id);
+    expect(mine.map((e) => e.data.n)).toEqual([1, 2, 3]);
+  });
+
+  it('publishes each row once when several relays run at once', async () => {
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    for (let i = 0; i < 4; i++) startRelay(bus, 5);
+    const ids = await withTenant(db, tenant.id, async (trx) => {
+      const out: string[] = [];
+      for (let n = 1; n <= 200; n++) out.push((await writeEvent(trx, leadEvent(tenant.id, n))).id);
+      return out;
+    });
+    await eventually(async () =>
+      expect((await outboxRows(tenant.id)).every((r) => r.published_at !== null)).toBe(true),
+    );
+    const mine = bus.published.filter((e) => e.tenant_id === tenant.id).map((e) => e.id);
+    expect(mine).toEqual(ids);
+    const rows = await outboxRows(tenant.id);
+    expect(rows.every((r) => r.attempts === 1)).toBe(true);
+  });
+
+  it('wakes on NOTIFY at commit without waiting for the poll', async () => {
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    // A poll far longer than the test's patience: only the notification can deliver in time.
+    const relay = new OutboxRelay({ db, pool, bus, logger, pollIntervalMs: 60_000 });
+    relays.push(relay);
+    await relay.start();
+    const { id } = await withTenant(db, tenant.id, (trx) =>
+      writeEvent(trx, leadEvent(tenant.id, 1)),
+    );
+    await eventually(() => expect(bus.published.map((e) => e.id)).toContain(id), 5000);
+  });
+
+  it('stamps every event with an id, a time and its tenant', async () => {
+    const event = await withTenant(db, tenant.id, (trx) =>
+      writeEvent(trx, leadEvent(tenant.id, 7)),
+    );
+    expect(event).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'lead.imported',
+      tenant_id: tenant.id,
+      record: { module: 'leads', id: 'lead-7' },
+      data: { n: 7 },
+      trace: {},
+    });
+    expect(Number.isNaN(Date.parse(event.occurred_at))).toBe(false);
+  });
+});

@@ -1,0 +1,18 @@
+import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
+import { join } from 'node:path';
+import { createApp } from './app';
+import { configSchema } from './config';
+
+export const service: ServiceDefinition<typeof configSchema> = {
+  name: 'automation',
+  configSchema,
+  port: (config) => config.AUTOMATION_PORT,
+  createApp,
+  runsOutboxRelay: false,
+  packageDir: join(__dirname, '..'),
+};
+
+// Started directly (npm run start -w services/automation, or node dist/main.js in its image).
+if (require.main === module) {
+  void runStandalone(service);
+}
