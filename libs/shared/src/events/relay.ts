@@ -42,6 +42,9 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private lastPrune = 0;
+  /** After a failed round, polls are skipped until then (doubling up to 30 s); NOTIFY still wakes. */
+  private failures = 0;
+  private retryAt = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -53,6 +56,7 @@ export class OutboxRelay {
     this.stopped = false;
     await this.listen();
     this.pollTimer = setInterval(() => {
+      if (Date.now() < this.retryAt) return;
       if (!this.listener) void this.listen();
       void this.drain();
       void this.pruneIfDue();
@@ -87,8 +91,9 @@ export class OutboxRelay {
         this.again = false;
         for (;;) {
           if (this.stopped) return total;
-          const { published, more } = await this.publishBatch();
+          const { published, more, failed } = await this.publishBatch();
           total += published;
+          this.noteOutcome(failed);
           if (!more) break;
         }
       } while (this.again && !this.stopped);
@@ -99,14 +104,21 @@ export class OutboxRelay {
     return this.draining;
   }
 
-  private async publishBatch(): Promise<{ published: number; more: boolean }> {
+  private noteOutcome(failed: boolean): void {
+    this.failures = failed ? this.failures + 1 : 0;
+    this.retryAt = failed
+      ? Date.now() + Math.min(30_000, this.pollIntervalMs * 2 ** (this.failures - 1))
+      : 0;
+  }
+
+  private async publishBatch(): Promise<{ published: number; more: boolean; failed: boolean }> {
     const { db, bus, logger } = this.options;
     try {
       return await withSystemScope(db, async (trx) => {
         const lock = await sql<{
           locked: boolean;
         }>`SELECT pg_try_advisory_xact_lock(hashtext(${RELAY_LOCK_KEY})) AS locked`.execute(trx);
-        if (!lock.rows[0]?.locked) return { published: 0, more: false };
+        if (!lock.rows[0]?.locked) return { published: 0, more: false, failed: false };
         const rows = await trx
           .selectFrom('event_outbox')
           .select(['id', 'envelope'])
@@ -147,13 +159,17 @@ export class OutboxRelay {
             }))
             .where('id', '=', failure.id)
             .execute();
-          return { published: publishedIds.length, more: false };
+          return { published: publishedIds.length, more: false, failed: true };
         }
-        return { published: publishedIds.length, more: rows.length === this.batchSize };
+        return {
+          published: publishedIds.length,
+          more: rows.length === this.batchSize,
+          failed: false,
+        };
       });
     } catch (err) {
       logger.error({ err }, 'outbox relay round failed; will retry');
-      return { published: 0, more: false };
+      return { published: 0, more: false, failed: true };
     }
   }
 

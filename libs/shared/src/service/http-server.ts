@@ -9,6 +9,13 @@ export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<Se
     // socket the gateway is about to reuse.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    // Once close() has been called (listening is false), a connection whose last response
+    // just finished is idle: close it at once rather than wait for its keep-alive to expire.
+    server.on('request', (_req, res) => {
+      res.on('finish', () => {
+        if (!server.listening) setImmediate(() => server.closeIdleConnections());
+      });
+    });
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);

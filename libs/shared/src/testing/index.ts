@@ -3,3 +3,5 @@ export { eventually } from './eventually';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { captureLogger, type CapturedLogger } from './capture-logger';
 export { natsUrlForTests } from './nats';
+export { describeServiceBasics, testAppDeps, TEST_INTERNAL_TOKEN_SECRET } from './service-basics';
+export { runServiceProcess, describeStandaloneStart, type ProcessResult } from './standalone';

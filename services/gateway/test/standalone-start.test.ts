@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/shared/testing';
+
+describeStandaloneStart('gateway', 'GATEWAY_PORT');

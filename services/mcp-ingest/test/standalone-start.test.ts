@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/shared/testing';
+
+describeStandaloneStart('mcp-ingest', 'MCP_INGEST_PORT');

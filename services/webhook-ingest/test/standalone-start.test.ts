@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/shared/testing';
+
+describeStandaloneStart('webhook-ingest', 'WEBHOOK_INGEST_PORT');
