@@ -1,0 +1,137 @@
+/**
+ * `npm start`: the whole platform in one process on a fresh machine.
+ *
+ * - DATABASE_URL unset: an embedded Postgres (data in .data/postgres, kept between runs).
+ * - NATS_URL unset: the in-process event bus.
+ * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
+ *   listening on their ports, one outbox relay; Ctrl-C stops everything cleanly.
+ */
+import type { Server } from 'node:http';
+import { loadConfig, ConfigError } from '../libs/shared/src/config';
+import { randomToken } from '../libs/shared/src/crypto';
+import { createDb, ensureDatabase, migrateToLatest } from '../libs/shared/src/db';
+import { createBus, OutboxRelay } from '../libs/shared/src/events';
+import { createLogger } from '../libs/shared/src/logger';
+import {
+  closeServer,
+  listen,
+  onShutdownSignal,
+  readVersion,
+  type ServiceDefinition,
+} from '../libs/shared/src/service';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-postgres';
+import { seedDemo } from './dev/seed-demo';
+import { services } from './dev/services';
+
+const log = createLogger({ name: 'start', level: process.env.LOG_LEVEL ?? 'info' });
+
+async function main(): Promise<void> {
+  let embedded: EmbeddedPostgres | undefined;
+  if (!process.env.DATABASE_URL) {
+    const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+    log.info(
+      { port, dataDir: '.data/postgres' },
+      'DATABASE_URL is unset: starting the embedded Postgres',
+    );
+    embedded = await startEmbeddedPostgres({
+      dataDir: '.data/postgres',
+      port,
+      persistent: true,
+      log: (line) => log.debug({ postgres: line.trim() }),
+    });
+    await ensureDatabase(embedded.adminUrl, 'crm');
+    process.env.DATABASE_URL = embedded.urlFor('crm');
+  }
+  if (!process.env.INTERNAL_TOKEN_SECRET) {
+    // Every service runs in this process, so a per-run secret is enough; never in production.
+    process.env.INTERNAL_TOKEN_SECRET = randomToken(32);
+  }
+  const databaseUrl = process.env.DATABASE_URL;
+  const database = createDb({
+    connectionString: databaseUrl,
+    maxConnections: 20,
+    applicationName: 'crm-dev',
+  });
+  const { applied } = await migrateToLatest(database.db);
+  if (applied.length) log.info({ applied }, 'migrations applied');
+  const demoPassword = process.env.DEMO_PASSWORD ?? 'demo-password';
+  const demo = await seedDemo(database.db, demoPassword);
+
+  const bus = await createBus({
+    natsUrl: process.env.NATS_URL,
+    logger: log,
+    connectionName: 'crm-dev',
+  });
+  const relay = new OutboxRelay({ db: database.db, pool: database.pool, bus, logger: log });
+  await relay.start();
+
+  const running: Array<{ name: string; server: Server; port: number; shutdownTimeoutMs: number }> =
+    [];
+  for (const service of services as readonly ServiceDefinition[]) {
+    const config = loadConfig(service.name, service.configSchema);
+    const logger = createLogger({ name: service.name, level: config.LOG_LEVEL });
+    const app = service.createApp(
+      {
+        logger,
+        db: database.db,
+        pingDatabase: database.ping,
+        bus,
+        version: readVersion(service.packageDir),
+        internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
+        bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      },
+      config,
+    );
+    const port = service.port(config);
+    running.push({
+      name: service.name,
+      server: await listen(app, port, config.HOST),
+      port,
+      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    });
+  }
+
+  onShutdownSignal(log, async () => {
+    await Promise.all(
+      running.map(({ server, shutdownTimeoutMs }) => closeServer(server, shutdownTimeoutMs)),
+    );
+    await relay.stop();
+    await bus.close();
+    await database.close();
+    await embedded?.stop();
+    log.info('every service stopped');
+  });
+
+  const gatewayPort = running.find((r) => r.name === 'gateway')?.port ?? 8080;
+  const url = `http://localhost:${gatewayPort}`;
+  const lines = [
+    '',
+    'CRM platform is running.',
+    ...running.map((r) => `  ${r.name.padEnd(15)} http://localhost:${r.port}`),
+    `  database        ${embedded ? 'embedded Postgres (.data/postgres)' : 'DATABASE_URL'}`,
+    `  event bus       ${bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process'}`,
+    '',
+    `Gateway:  ${url}`,
+    `Demo tenant: ${demo.tenant.name} (slug "${demo.tenant.slug}", id ${demo.tenant.id})`,
+    `Demo user:   ${demo.user.email} / ${demo.password}`,
+    '',
+    'Try it:',
+    `  curl -s ${url}/api/health`,
+    '',
+    'Ctrl-C stops every service and the embedded Postgres.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+  } else if (err instanceof Error) {
+    log.error({ err }, `start failed: ${err.message}`);
+  } else {
+    // embedded-postgres rejects with the server's last output rather than an Error.
+    log.error({ detail: String(err) }, 'start failed');
+  }
+  process.exit(1);
+});
