@@ -34,7 +34,9 @@ export function loadConfig<S extends z.ZodType>(
   throw new ConfigError(service, problems);
 }
 
-// Never echo a secret back in a start-up error.
+// Never echo a secret back in a start-up error: not a secret variable's value, and not the
+// credentials inside a connection URL (`postgres://user:password@host`), even a mistyped one.
 function mask(variable: string, value: string): string {
-  return /SECRET|TOKEN|PASSWORD|KEY/i.test(variable) ? '[redacted]' : value;
+  if (/SECRET|TOKEN|PASS|KEY|CREDENTIAL|PRIVATE|AUTH/i.test(variable)) return '[redacted]';
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/is, '$1[redacted]@');
 }

@@ -47,6 +47,41 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
   }
 }
 
+/** http-errors shape (express router, body-parser): a status and whether it is the client's fault. */
+interface HttpError {
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+}
+
+/**
+ * A 4xx raised by express itself or its parsers (an undecodable `%` in a path parameter, a
+ * body whose content-encoding does not decode, ...) is the client's mistake: answer 4xx, not
+ * 500. Only errors marked as client errors count (`expose`, or the router's URIError), so a
+ * library error that merely carries a `status` of some upstream call stays a 500.
+ */
+function fromClientHttpError(err: unknown): AppError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, statusCode, expose } = err as HttpError;
+  const code = typeof status === 'number' ? status : statusCode;
+  if (typeof code !== 'number' || code < 400 || code > 499) return undefined;
+  if (expose !== true && !(err instanceof URIError)) return undefined;
+  switch (code) {
+    case 401:
+      return errors.unauthorized();
+    case 403:
+      return errors.forbidden();
+    case 404:
+      return errors.notFound();
+    case 413:
+      return errors.payloadTooLarge('Request body is too large');
+    case 415:
+      return errors.unsupportedMediaType('Unsupported content type or encoding');
+    default:
+      return errors.invalidRequest('Invalid request', 'The request could not be understood');
+  }
+}
+
 /** Maps anything thrown to an AppError; what is not one of ours becomes a 500 without details. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -63,7 +98,21 @@ export function toAppError(err: unknown): AppError {
     const mapped = fromBodyParser(err);
     if (mapped) return mapped;
   }
-  return databaseErrorToAppError(err) ?? errors.internal('An unexpected error occurred');
+  return (
+    fromClientHttpError(err) ??
+    databaseErrorToAppError(err) ??
+    errors.internal('An unexpected error occurred')
+  );
+}
+
+/**
+ * body-parser hangs the raw request body on its errors (`body`); logs never carry a body
+ * (it may hold a password in a half-typed JSON login), so that one field is dropped.
+ */
+function loggableError(err: unknown): unknown {
+  if (!(err instanceof Error) || !('body' in err)) return err;
+  const { body: _body, ...fields } = err as Error & Record<string, unknown>;
+  return { type: err.name, ...fields, message: err.message, stack: err.stack };
 }
 
 /**
@@ -74,7 +123,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err);
     const log = {
-      err,
+      err: loggableError(err),
       requestId: req.id,
       method: req.method,
       path: req.path,

@@ -15,6 +15,14 @@ const SECRET_FIELDS = [
   'token',
   'apiKey',
   'api_key',
+  'x-api-key',
+  'webhookSecret',
+  'client_secret',
+  'clientSecret',
+  'access_token',
+  'accessToken',
+  'refresh_token',
+  'refreshToken',
   'signature',
   'x-crm-identity',
   'x-svc-signature',
@@ -27,12 +35,23 @@ const SECRET_FIELDS = [
   'x-storefront-b-webhook-signature',
 ];
 
+// Node lowercases incoming headers, but header objects we build for outbound calls (and log
+// when they fail) are usually spelled `Authorization`, `X-Hub-Signature-256`: redaction is
+// by exact key, so each name is listed in both spellings.
+const titleCase = (name: string) =>
+  name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('-');
+
+const SECRET_KEYS = [...new Set(SECRET_FIELDS.flatMap((f) => [f, titleCase(f)]))];
+
 export const REDACT_PATHS = [
-  ...SECRET_FIELDS.map((f) => `req.headers["${f}"]`),
-  ...SECRET_FIELDS.map((f) => `res.headers["${f}"]`),
-  ...SECRET_FIELDS.map((f) => `["${f}"]`),
-  ...SECRET_FIELDS.map((f) => `*["${f}"]`),
-  ...SECRET_FIELDS.map((f) => `*.*["${f}"]`),
+  ...SECRET_KEYS.map((f) => `req.headers["${f}"]`),
+  ...SECRET_KEYS.map((f) => `res.headers["${f}"]`),
+  ...SECRET_KEYS.map((f) => `["${f}"]`),
+  ...SECRET_KEYS.map((f) => `*["${f}"]`),
+  ...SECRET_KEYS.map((f) => `*.*["${f}"]`),
 ];
 
 export interface LoggerOptions {
