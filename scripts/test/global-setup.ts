@@ -44,6 +44,8 @@ async function findNats(): Promise<void> {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // First, so a missing required NATS fails before any database is made.
+  await findNats();
   let adminUrl = process.env.DATABASE_URL;
   let embedded: EmbeddedPostgres | undefined;
   if (!adminUrl) {
@@ -75,5 +77,4 @@ export default async function globalSetup(): Promise<void> {
   process.env.DATABASE_URL = withDatabase(adminUrl, name);
   process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
   process.env.TEST_TEMPLATE_DATABASE = template;
-  await findNats();
 }
