@@ -6,7 +6,6 @@
  * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
  *   listening on their ports, one outbox relay; Ctrl-C stops everything cleanly.
  */
-import type { Server } from 'node:http';
 import { loadConfig, ConfigError } from '../libs/shared/src/config';
 import { randomToken } from '../libs/shared/src/crypto';
 import { createDb, ensureDatabase, migrateToLatest } from '../libs/shared/src/db';
@@ -14,9 +13,9 @@ import { createBus, OutboxRelay } from '../libs/shared/src/events';
 import { createLogger } from '../libs/shared/src/logger';
 import {
   closeServer,
-  listen,
   onShutdownSignal,
-  readVersion,
+  serve,
+  type ServedService,
   type ServiceDefinition,
 } from '../libs/shared/src/service';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-postgres';
@@ -65,40 +64,33 @@ async function main(): Promise<void> {
   const relay = new OutboxRelay({ db: database.db, pool: database.pool, bus, logger: log });
   await relay.start();
 
-  const running: Array<{ name: string; server: Server; port: number; shutdownTimeoutMs: number }> =
-    [];
+  const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
   for (const service of services as readonly ServiceDefinition[]) {
     const config = loadConfig(service.name, service.configSchema);
-    const logger = createLogger({ name: service.name, level: config.LOG_LEVEL });
-    const app = service.createApp(
-      {
-        logger,
-        db: database.db,
-        pingDatabase: database.ping,
-        bus,
-        version: readVersion(service.packageDir),
-        internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
-        bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      },
-      config,
-    );
-    const port = service.port(config);
-    running.push({
-      name: service.name,
-      server: await listen(app, port, config.HOST),
-      port,
-      shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    const served = await serve(service, config, {
+      database,
+      bus,
+      internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
     });
+    running.push({ ...served, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   }
 
   onShutdownSignal(log, async () => {
-    await Promise.all(
-      running.map(({ server, shutdownTimeoutMs }) => closeServer(server, shutdownTimeoutMs)),
-    );
-    await relay.stop();
-    await bus.close();
-    await database.close();
-    await embedded?.stop();
+    // Ctrl-C reaches the embedded Postgres too (same process group), so the database may
+    // already be going away: each step is attempted whatever happened to the one before.
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      [
+        'http servers',
+        () => Promise.all(running.map((r) => closeServer(r.server, r.shutdownTimeoutMs))),
+      ],
+      ['outbox relay', () => relay.stop()],
+      ['event bus', () => bus.close()],
+      ['database pool', () => database.close()],
+      ['embedded Postgres', async () => embedded?.stop()],
+    ];
+    for (const [name, step] of steps) {
+      await step().catch((err: unknown) => log.warn({ err }, `stopping the ${name} failed`));
+    }
     log.info('every service stopped');
   });
 

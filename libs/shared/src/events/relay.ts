@@ -36,7 +36,7 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly retainPublishedMs: number;
-  private listener: PoolClient | undefined;
+  private listener: { client: PoolClient; release: (err?: Error) => void } | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private draining: Promise<number> | undefined;
   private again = false;
@@ -71,7 +71,7 @@ export class OutboxRelay {
     const listener = this.listener;
     this.listener = undefined;
     if (listener) {
-      await listener.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
+      await listener.client.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
       listener.release();
     }
   }
@@ -175,20 +175,32 @@ export class OutboxRelay {
 
   private async listen(): Promise<void> {
     if (this.stopped || this.listener) return;
+    let client: PoolClient | undefined;
     try {
-      const client = await this.options.pool.connect();
+      client = await this.options.pool.connect();
+      // The connection can die while stop() is releasing it: give it back to the pool once.
+      let released = false;
+      const connection = client;
+      const release = (err?: Error) => {
+        if (released) return;
+        released = true;
+        connection.release(err);
+      };
+      const listener = { client, release };
       client.on('notification', () => void this.drain());
       client.on('error', (err) => {
+        if (this.stopped) return release(err);
         this.options.logger.warn(
           { err },
           'outbox relay lost its LISTEN connection; polling until it is back',
         );
-        if (this.listener === client) this.listener = undefined;
-        client.release(err);
+        if (this.listener === listener) this.listener = undefined;
+        release(err);
       });
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.listener = client;
+      this.listener = listener;
     } catch (err) {
+      client?.release(err instanceof Error ? err : undefined);
       this.options.logger.warn({ err }, 'outbox relay could not LISTEN; polling');
     }
   }

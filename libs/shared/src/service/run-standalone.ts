@@ -10,9 +10,9 @@ import { NatsBus } from '../events/nats-bus';
 import { OutboxRelay } from '../events/relay';
 import { createLogger } from '../logger';
 import { startTelemetry } from '../telemetry';
-import { closeServer, listen } from './http-server';
+import { closeServer } from './http-server';
+import { serve } from './serve';
 import { onShutdownSignal } from './shutdown-signal';
-import { readVersion } from './version';
 
 /** What a service's createApp() is built from; tests pass their own. */
 export interface AppDeps {
@@ -100,21 +100,11 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
     : undefined;
   await relay?.start();
-  const app = service.createApp(
-    {
-      logger,
-      db: database.db,
-      pingDatabase: database.ping,
-      bus,
-      version: readVersion(service.packageDir),
-      internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    },
-    config,
-  );
-  const port = service.port(config);
-  const server = await listen(app, port, config.HOST);
-  logger.info({ port }, `${service.name} listening`);
+  const { server } = await serve(service, config, {
+    database,
+    bus,
+    internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
+  });
   onShutdownSignal(logger, async () => {
     await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
     await relay?.stop();
