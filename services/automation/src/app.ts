@@ -1,10 +1,13 @@
 import { createServiceApp } from '@crm/shared/http';
+import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 
 /**
- * automation (:4003): workflows and the event consumer come with their issue; for now it serves its health.
+ * automation (:4003): workflows and the event consumer come with their issue;
+ * for now it serves its health, and its Session prefixes already refuse callers without the
+ * gateway's identity header.
  * Builds the express app from its dependencies; does not listen (main.ts does).
  */
 export function createApp(deps: AppDeps, _config: Config): Express {
@@ -12,5 +15,13 @@ export function createApp(deps: AppDeps, _config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    routes: (app) => {
+      // Session routes (DESIGN.md proxy table): only with the gateway's signed identity.
+      app.use(
+        ['/api/automations'],
+        requireIdentity(deps.internalTokenSecret),
+        forbidViewerWrites(),
+      );
+    },
   });
 }

@@ -1,22 +1,88 @@
-import { createServiceApp, healthHandler } from '@crm/shared/http';
+import { createServiceApp } from '@crm/shared/http';
+import { forbidViewerWrites } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
-import type { Express } from 'express';
+import { Router, type Express, type RequestHandler } from 'express';
+import { authRoutes } from './auth/routes';
 import type { Config } from './config';
+import { platformHealthHandler } from './health/platform-health';
+import { memberRoutes } from './members/routes';
+import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from './proxy/proxy-table';
+import { serviceProxy } from './proxy/service-proxy';
+import { createRateLimits } from './rate-limit/limits';
+import { corsPolicy, securityHeaders } from './security/browser-policy';
+import { requireTenantSession } from './tenancy/require-session';
 
 /**
- * The only public entry (:8080). Sessions, tenant resolution and the proxy table come with
- * the gateway issue; for now it serves the public health probe of SPEC.md and its own.
- * Builds the express app from its dependencies; does not listen (main.ts does).
+ * The only public entry (:8080): sign-in and tenant resolution of its own, the public health
+ * probe, and the proxy table of DESIGN.md for everything else. Bodies are parsed only on the
+ * gateway's own routes; proxied requests go on byte for byte.
  */
-export function createApp(deps: AppDeps, _config: Config): Express {
+export function createApp(deps: AppDeps, config: Config): Express {
+  const upstreams: Record<ServiceName, string> = {
+    'crm-api': config.CRM_API_URL,
+    'webhook-ingest': config.WEBHOOK_INGEST_URL,
+    automation: config.AUTOMATION_URL,
+    'mcp-ingest': config.MCP_INGEST_URL,
+    migrate: config.MIGRATE_URL,
+  };
   const health = { version: deps.version, checkDatabase: deps.pingDatabase };
+  const limits = createRateLimits({
+    pool: deps.pool,
+    planLimits: config.RATE_LIMIT_PLANS,
+    defaultTenantLimit: config.RATE_LIMIT_DEFAULT_PER_MINUTE,
+    publicLimit: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
+    signInLimit: config.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+  });
+  const sessionChain = [requireTenantSession(deps.db), limits.perTenant, forbidViewerWrites()];
+  const guards: Record<ProxyRoute['auth'], RequestHandler[]> = {
+    session: sessionChain,
+    public: [limits.perIpPublic],
+    'service-checked': [],
+  };
+  const proxies = Object.fromEntries(
+    Object.entries(upstreams).map(([service, target]) => [
+      service,
+      serviceProxy({
+        target,
+        service,
+        internalTokenSecret: deps.internalTokenSecret,
+        connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        logger: deps.logger,
+      }),
+    ]),
+  ) as Record<ServiceName, RequestHandler>;
+
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health,
+    parseJson: false,
     routes: (app) => {
-      // SPEC.md: GET /api/health, Public.
-      app.get('/api/health', healthHandler(health));
+      app.use(securityHeaders());
+      app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
+      app.get('/api/health', platformHealthHandler({ ...health, services: upstreams }));
+      app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
+      app.use(
+        '/api/auth',
+        authRoutes({
+          db: deps.db,
+          cookies: {
+            secure: config.PUBLIC_BASE_URL.startsWith('https:'),
+            sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+          },
+          sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+          bodyLimitBytes: deps.bodyLimitBytes,
+          signInRateLimit: limits.perIpSignIn,
+        }),
+      );
+      for (const route of PROXY_TABLE) {
+        const forward = Router().use(...guards[route.auth], proxies[route.service]);
+        // Mounted at the root (not at the prefix) so the service sees the full original path.
+        app.use((req, res, next) =>
+          routeFor(req.path) === route ? forward(req, res, next) : next(),
+        );
+      }
     },
   });
 }

@@ -1,7 +1,76 @@
 import { port, serviceEnv } from '@crm/shared/config';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a positive whole number' })
+    .int({ message: 'expected a positive whole number' })
+    .positive({ message: 'expected a positive whole number' })
+    .default(fallback);
+
+const httpUrl = (fallback: string) =>
+  z
+    .url({ protocol: /^https?$/, message: 'expected an http(s) URL' })
+    .default(fallback)
+    .transform((u) => u.replace(/\/$/, ''));
+
+/** `free=1000,pro=3000`: requests per minute per tenant for each plan. */
+const planLimits = z
+  .string()
+  .default('free=1000,pro=3000,enterprise=10000')
+  .transform((value, ctx) => {
+    const limits: Record<string, number> = {};
+    for (const entry of value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
+      const [plan, limit] = entry.split('=');
+      const n = Number(limit);
+      if (!plan || !Number.isInteger(n) || n <= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'expected plan=requests-per-minute pairs, e.g. free=1000,pro=3000',
+        });
+        return z.NEVER;
+      }
+      limits[plan.trim()] = n;
+    }
+    return limits;
+  });
+
+const originList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((o) => o.trim().replace(/\/$/, ''))
+      .filter(Boolean),
+  );
 
 export const configSchema = serviceEnv.extend({
   GATEWAY_PORT: port(8080),
+  /** The address users reach the gateway at; https makes the session cookie Secure. */
+  PUBLIC_BASE_URL: httpUrl('http://localhost:8080'),
+  SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
+  CRM_API_URL: httpUrl('http://127.0.0.1:4001'),
+  WEBHOOK_INGEST_URL: httpUrl('http://127.0.0.1:4002'),
+  AUTOMATION_URL: httpUrl('http://127.0.0.1:4003'),
+  MCP_INGEST_URL: httpUrl('http://127.0.0.1:4004'),
+  MIGRATE_URL: httpUrl('http://127.0.0.1:4005'),
+  /** A downstream service that does not accept the connection within this is answered 503. */
+  UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(2000),
+  /** A downstream service that does not answer within this is answered 503. */
+  UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
+  /** Browser origins allowed to call the API with credentials (comma-separated). */
+  CORS_ORIGINS: originList,
+  RATE_LIMIT_PLANS: planLimits,
+  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (SPEC.md: up to 1,000 per minute). */
+  RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt(1000),
+  /** Per client IP on public routes (forms). */
+  RATE_LIMIT_PUBLIC_PER_MINUTE: positiveInt(60),
+  /** Per client IP on sign-in and sign-up (brute-force guard). */
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: positiveInt(10),
 });
 
-export type Config = ReturnType<typeof configSchema.parse>;
+export type Config = z.infer<typeof configSchema>;

@@ -11,16 +11,20 @@ export interface Database {
   tenant_users: TenantUsersTable;
   sessions: SessionsTable;
   event_outbox: EventOutboxTable;
+  rate_limits: RateLimitsTable;
 }
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A timestamptz column the caller must set. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamptz column with a database default (optional on insert). */
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface TenantsTable {
   id: Generated<string>;
   slug: string;
   name: string;
   plan: Generated<string>;
-  created_at: Generated<Timestamp>;
+  created_at: DefaultedTimestamp;
 }
 
 export interface UsersTable {
@@ -29,7 +33,7 @@ export interface UsersTable {
   email: string;
   password_hash: string;
   name: string | null;
-  created_at: Generated<Timestamp>;
+  created_at: DefaultedTimestamp;
 }
 
 export const MEMBERSHIP_STATUSES = ['active', 'invited', 'disabled'] as const;
@@ -40,14 +44,14 @@ export interface TenantUsersTable {
   user_id: string;
   role: Role;
   status: MembershipStatus;
-  joined_at: Generated<Timestamp>;
+  joined_at: DefaultedTimestamp;
 }
 
 export interface SessionsTable {
   /** sha256 of the session token; the token itself lives only in the client's cookie. */
   token_hash: string;
   user_id: string;
-  created_at: Generated<Timestamp>;
+  created_at: DefaultedTimestamp;
   expires_at: Timestamp;
 }
 
@@ -59,7 +63,7 @@ export interface EventOutboxTable {
   tenant_id: string;
   type: string;
   envelope: ColumnType<unknown, string, string>;
-  created_at: Generated<Timestamp>;
+  created_at: DefaultedTimestamp;
   published_at: Timestamp | null;
   attempts: Generated<number>;
   last_error: string | null;
@@ -70,3 +74,10 @@ export type NewTenant = Insertable<TenantsTable>;
 export type User = Selectable<UsersTable>;
 export type Membership = Selectable<TenantUsersTable>;
 export type OutboxRow = Selectable<EventOutboxTable>;
+
+/** Owned by rate-limiter-flexible's Postgres store (gateway). */
+export interface RateLimitsTable {
+  key: string;
+  points: number;
+  expire: string | null;
+}

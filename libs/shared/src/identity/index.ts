@@ -10,3 +10,4 @@ export {
   type VerifyResult,
 } from './identity-token';
 export { requireIdentity, identityOf } from './require-identity';
+export { forbidViewerWrites, requireRole } from './role-rules';

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ConfigError, loadConfig, type ServiceEnv } from '../config';
@@ -18,6 +19,8 @@ import { onShutdownSignal } from './shutdown-signal';
 export interface AppDeps {
   logger: Logger;
   db: Kysely<Database>;
+  /** The pool under `db`, for libraries that take a pg pool (e.g. the gateway's rate limiter). */
+  pool: Pool;
   /** Resolves when the database answers (health check). */
   pingDatabase: () => Promise<void>;
   bus: EventBus;

@@ -29,6 +29,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     {
       logger,
       db: shared.database.db,
+      pool: shared.database.pool,
       pingDatabase: shared.database.ping,
       bus: shared.bus,
       version: readVersion(service.packageDir),

@@ -16,6 +16,7 @@ export function testAppDeps(
   return {
     logger: captureLogger().logger,
     db: database.db,
+    pool: database.pool,
     pingDatabase: database.ping,
     bus,
     version: '1.2.3-test',

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as roles_and_core_tables from './0001_roles_and_core_tables';
 import * as event_outbox from './0002_event_outbox';
+import * as rate_limits from './0003_rate_limits';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -9,6 +10,7 @@ import * as event_outbox from './0002_event_outbox';
 export const migrations: Record<string, Migration> = {
   '0001_roles_and_core_tables': roles_and_core_tables,
   '0002_event_outbox': event_outbox,
+  '0003_rate_limits': rate_limits,
 };
 
 export { enableTenantRls } from './tenant-rls';

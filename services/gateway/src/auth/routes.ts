@@ -1,0 +1,129 @@
+import { hashPassword, verifyPassword } from '@crm/shared/crypto';
+import type { Database } from '@crm/shared/db';
+import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { Router, type RequestHandler } from 'express';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { listMemberships, findCredentials, type Membership } from '../tenancy/cross-tenant-lookups';
+import { authenticate, tenantRequestOf } from '../tenancy/require-session';
+import { selectTenant } from '../tenancy/select-tenant';
+import { signUp } from './accounts';
+import {
+  clearCookie,
+  readCookie,
+  SESSION_COOKIE,
+  setCookie,
+  TENANT_COOKIE,
+  type CookiePolicy,
+} from './cookies';
+import { createSession, deleteSession } from './sessions';
+
+const email = z.email({ message: 'must be an email address' }).max(320);
+const password = z.string().min(8, { message: 'must be at least 8 characters' }).max(200);
+
+const signUpSchema = z.object({
+  email,
+  password,
+  name: z.string().trim().max(200).optional(),
+  tenantName: z.string().trim().min(1, { message: 'is required' }).max(200),
+});
+const signInSchema = z.object({ email: z.string().max(320), password: z.string().max(200) });
+const activeTenantSchema = z.object({
+  tenantId: z.uuid({ message: 'must be a tenant id (uuid)' }),
+});
+
+function membershipView(m: Membership) {
+  return {
+    tenantId: m.tenantId,
+    slug: m.slug,
+    name: m.name,
+    role: m.role,
+    status: m.status,
+    joinedAt: m.joinedAt,
+  };
+}
+
+export interface AuthRoutesOptions {
+  db: Kysely<Database>;
+  cookies: CookiePolicy;
+  sessionTtlSeconds: number;
+  bodyLimitBytes: number;
+  /** Brute-force guard on sign-in and sign-up (per client IP). */
+  signInRateLimit: RequestHandler;
+}
+
+/** `/api/auth/*`: sign-up, sign-in, sign-out, me, active-tenant (the gateway's own routes). */
+export function authRoutes(options: AuthRoutesOptions): Router {
+  const { db, cookies } = options;
+  const router = Router();
+  router.use(jsonBody(options.bodyLimitBytes));
+
+  // Compared against when the email is unknown, so both failures take the same time.
+  const decoyHash = hashPassword('decoy-password-never-matches');
+
+  router.post('/sign-up', options.signInRateLimit, async (req, res) => {
+    const input = validate(signUpSchema, req.body, 'sign-up');
+    const account = await signUp(db, input);
+    const token = await createSession(db, account.user.id, options.sessionTtlSeconds);
+    setCookie(res, cookies, SESSION_COOKIE, token);
+    sendSuccess(res, account, { status: 201, message: 'Account created' });
+  });
+
+  router.post('/sign-in', options.signInRateLimit, async (req, res) => {
+    const input = validate(signInSchema, req.body, 'sign-in');
+    const credentials = await findCredentials(db, input.email.trim());
+    const valid = await verifyPassword(
+      input.password,
+      credentials?.passwordHash ?? (await decoyHash),
+    );
+    if (!credentials || !valid) throw errors.unauthorized('Invalid email or password');
+    const token = await createSession(db, credentials.id, options.sessionTtlSeconds);
+    setCookie(res, cookies, SESSION_COOKIE, token);
+    const memberships = await listMemberships(db, credentials.id);
+    sendSuccess(
+      res,
+      {
+        user: { id: credentials.id, email: credentials.email, name: credentials.name },
+        tenants: memberships.map(membershipView),
+      },
+      { message: 'Signed in' },
+    );
+  });
+
+  router.post('/sign-out', async (req, res) => {
+    const token = readCookie(req, SESSION_COOKIE);
+    if (token) await deleteSession(db, token);
+    clearCookie(res, cookies, SESSION_COOKIE);
+    clearCookie(res, cookies, TENANT_COOKIE);
+    sendSuccess(res, { signedOut: true }, { message: 'Signed out' });
+  });
+
+  router.get('/me', async (req, res) => {
+    const user = await authenticate(db, req);
+    const memberships = await listMemberships(db, user.id);
+    const selection = selectTenant(memberships, tenantRequestOf(req));
+    sendSuccess(res, {
+      user,
+      memberships: memberships.map(membershipView),
+      selectedTenant: selection.ok ? membershipView(selection.membership) : null,
+    });
+  });
+
+  router.post('/active-tenant', async (req, res) => {
+    const user = await authenticate(db, req);
+    const { tenantId } = validate(activeTenantSchema, req.body, 'active-tenant');
+    const memberships = await listMemberships(db, user.id);
+    const membership = memberships.find(
+      (m) => m.tenantId === tenantId.toLowerCase() && m.status === 'active',
+    );
+    if (!membership) throw errors.tenantAccessDenied('You are not an active member of that tenant');
+    setCookie(res, cookies, TENANT_COOKIE, membership.tenantId);
+    sendSuccess(
+      res,
+      { activeTenant: membershipView(membership) },
+      { message: 'Active tenant set' },
+    );
+  });
+
+  return router;
+}

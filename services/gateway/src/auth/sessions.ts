@@ -1,0 +1,37 @@
+import { randomToken, sha256Hex } from '@crm/shared/crypto';
+import { withSystemScope, type Database } from '@crm/shared/db';
+import type { Kysely } from 'kysely';
+
+/**
+ * Server-side sessions: the client holds a random 256-bit token in an HttpOnly cookie; the
+ * database holds only its sha256, so a leaked sessions table cannot be replayed.
+ */
+export async function createSession(
+  db: Kysely<Database>,
+  userId: string,
+  ttlSeconds: number,
+): Promise<string> {
+  const token = randomToken(32);
+  await withSystemScope(db, (trx) =>
+    trx
+      .insertInto('sessions')
+      .values({
+        token_hash: sha256Hex(token),
+        user_id: userId,
+        expires_at: new Date(Date.now() + ttlSeconds * 1000),
+      })
+      .execute(),
+  );
+  return token;
+}
+
+/** Revokes one session (sign-out). */
+export async function deleteSession(db: Kysely<Database>, token: string): Promise<void> {
+  await withSystemScope(db, (trx) =>
+    trx.deleteFrom('sessions').where('token_hash', '=', sha256Hex(token)).execute(),
+  );
+}
+
+export function hashSessionToken(token: string): string {
+  return sha256Hex(token);
+}

@@ -1,0 +1,58 @@
+import { checkHealth, type HealthOptions, type HealthResponse } from '@crm/shared/http';
+import type { RequestHandler } from 'express';
+
+export type ServiceStatus = 'up' | 'down';
+
+export interface PlatformHealth extends HealthResponse {
+  services: Record<string, { status: ServiceStatus; latencyMs: number | null }>;
+}
+
+async function probe(
+  url: string,
+  timeoutMs: number,
+): Promise<{ status: ServiceStatus; latencyMs: number | null }> {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    // 503 from a service means its own dependencies are down: not serving.
+    if (!res.ok) return { status: 'down', latencyMs: null };
+    return { status: 'up', latencyMs: Math.round(performance.now() - started) };
+  } catch {
+    return { status: 'down', latencyMs: null };
+  }
+}
+
+/**
+ * SPEC.md health response plus a `services` map: `unhealthy` (503) when the database does not
+ * answer; `degraded` (200) when it does but a service is down or memory is over its threshold;
+ * `healthy` (200) otherwise.
+ */
+export async function platformHealth(
+  options: HealthOptions & { services: Record<string, string>; serviceTimeoutMs?: number },
+): Promise<PlatformHealth> {
+  const [own, ...probes] = await Promise.all([
+    checkHealth(options),
+    ...Object.values(options.services).map((url) => probe(url, options.serviceTimeoutMs ?? 1000)),
+  ]);
+  const services = Object.fromEntries(
+    Object.keys(options.services).map((name, i) => [name, probes[i]]),
+  );
+  const anyDown = probes.some((p) => p.status === 'down');
+  const status =
+    own.status === 'unhealthy'
+      ? 'unhealthy'
+      : anyDown || own.status === 'degraded'
+        ? 'degraded'
+        : 'healthy';
+  return { ...own, status, services };
+}
+
+export function platformHealthHandler(
+  options: Parameters<typeof platformHealth>[0],
+): RequestHandler {
+  return async (_req, res) => {
+    const health = await platformHealth(options);
+    res.status(health.status === 'unhealthy' ? 503 : 200).json(health);
+  };
+}

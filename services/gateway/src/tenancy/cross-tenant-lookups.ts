@@ -1,0 +1,98 @@
+/**
+ * The gateway's cross-tenant lookups (DESIGN.md, Tenancy): everything it must know before a
+ * tenant is chosen. Each runs in the system scope and returns only what it resolves; nothing
+ * else in the gateway reads outside a tenant scope.
+ */
+import { withSystemScope, type Database, type MembershipStatus } from '@crm/shared/db';
+import type { Role } from '@crm/shared/identity';
+import { sql, type Kysely } from 'kysely';
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+/** The user of an unexpired session, by the session token's hash. */
+export function findSessionUser(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<SessionUser | undefined> {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['users.id', 'users.email', 'users.name'])
+      .where('sessions.token_hash', '=', tokenHash)
+      .where('sessions.expires_at', '>', sql<Date>`now()`)
+      .executeTakeFirst(),
+  );
+}
+
+export interface Membership {
+  tenantId: string;
+  slug: string;
+  name: string;
+  plan: string;
+  role: Role;
+  status: MembershipStatus;
+  joinedAt: Date;
+}
+
+/** Every membership of a user, most recently joined first (SPEC.md tenant selection order). */
+export function listMemberships(db: Kysely<Database>, userId: string): Promise<Membership[]> {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('tenant_users')
+      .innerJoin('tenants', 'tenants.id', 'tenant_users.tenant_id')
+      .select([
+        'tenants.id as tenantId',
+        'tenants.slug',
+        'tenants.name',
+        'tenants.plan',
+        'tenant_users.role',
+        'tenant_users.status',
+        'tenant_users.joined_at as joinedAt',
+      ])
+      .where('tenant_users.user_id', '=', userId)
+      .orderBy('tenant_users.joined_at', 'desc')
+      .orderBy('tenants.id')
+      .execute(),
+  );
+}
+
+export interface Credentials {
+  id: string;
+  email: string;
+  name: string | null;
+  passwordHash: string;
+}
+
+/** Sign-in: the account of an email, with its password hash (never leaves the gateway). */
+export function findCredentials(
+  db: Kysely<Database>,
+  email: string,
+): Promise<Credentials | undefined> {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('users')
+      .select(['id', 'email', 'name', 'password_hash as passwordHash'])
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst(),
+  );
+}
+
+/** Adding a member by email: the id of an existing account (users of other tenants are invisible in a tenant scope). */
+export async function findUserIdByEmail(
+  db: Kysely<Database>,
+  email: string,
+): Promise<string | undefined> {
+  const row = await withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('users')
+      .select('id')
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .executeTakeFirst(),
+  );
+  return row?.id;
+}

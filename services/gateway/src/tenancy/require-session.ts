@@ -1,0 +1,61 @@
+import type { Database } from '@crm/shared/db';
+import { errors } from '@crm/shared/http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Kysely } from 'kysely';
+import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from '../auth/cookies';
+import { hashSessionToken } from '../auth/sessions';
+import {
+  findSessionUser,
+  listMemberships,
+  type Membership,
+  type SessionUser,
+} from './cross-tenant-lookups';
+import { selectTenant } from './select-tenant';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** Set by the gateway's session middleware: the signed-in user. */
+    sessionUser?: SessionUser;
+    /** Set by requireTenantSession(): the membership the request acts in. */
+    membership?: Membership;
+  }
+}
+
+/** The signed-in user of a request, or 401 `Unauthorized` (SPEC.md Authentication 1.2). */
+export async function authenticate(db: Kysely<Database>, req: Request): Promise<SessionUser> {
+  const token = readCookie(req, SESSION_COOKIE);
+  const user = token ? await findSessionUser(db, hashSessionToken(token)) : undefined;
+  if (!user) throw errors.unauthorized('Sign in to continue');
+  req.sessionUser = user;
+  return user;
+}
+
+/** The `x-tenant-id` header and active-tenant cookie of a request. */
+export function tenantRequestOf(req: Request) {
+  const header = req.headers['x-tenant-id'];
+  return {
+    header: typeof header === 'string' ? header : undefined,
+    cookie: readCookie(req, TENANT_COOKIE),
+  };
+}
+
+/**
+ * Every Session route: a session (else 401 `Unauthorized`), then an active membership chosen
+ * by the SPEC.md selection order (else 403 `No active tenant membership` / `TENANT_ACCESS_DENIED`).
+ * On success `req.identity` holds user, tenant and role for the signed header to the service.
+ */
+export function requireTenantSession(db: Kysely<Database>): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    (async () => {
+      const user = await authenticate(db, req);
+      const selection = selectTenant(await listMemberships(db, user.id), tenantRequestOf(req));
+      if (!selection.ok) throw selection.error;
+      req.membership = selection.membership;
+      req.identity = {
+        userId: user.id,
+        tenantId: selection.membership.tenantId,
+        role: selection.membership.role,
+      };
+    })().then(() => next(), next);
+  };
+}
