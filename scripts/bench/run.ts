@@ -28,6 +28,7 @@ import {
 import { signIdentity, verifyIdentity } from '../../libs/shared/src/identity';
 import { silentLogger } from '../../libs/shared/src/logger';
 import { freePort, startEmbeddedPostgres } from '../dev/embedded-postgres';
+import { gatewayRoundTrip } from './gateway-round-trip';
 
 interface Result {
   name: string;
@@ -166,6 +167,16 @@ async function main(): Promise<void> {
       ),
     );
     results.push(await timed('identity header verify', 20000, () => verifyIdentity(token, secret)));
+
+    const roundTrip = await gatewayRoundTrip(database, tenant.id);
+    results.push(
+      await timed(
+        'gateway Session request -> crm-api (HTTP, session + RLS + rate limit)',
+        2000,
+        roundTrip.request,
+      ),
+    );
+    await roundTrip.close();
 
     const inProcess = new InProcessBus({ logger: silentLogger() });
     results.push(

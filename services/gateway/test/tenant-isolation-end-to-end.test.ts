@@ -38,7 +38,7 @@ let gatewayServer: Server;
 let tenantA: { id: string };
 let tenantB: { id: string };
 let cookieA: string;
-let userA: { id: string };
+let userA: { id: string; email: string };
 let ownerB: { id: string };
 
 const SESSION_PATHS = [

@@ -6,7 +6,7 @@ import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from '../auth/cookies';
 import { hashSessionToken } from '../auth/sessions';
 import {
   findSessionUser,
-  listMemberships,
+  findSessionWithMemberships,
   type Membership,
   type SessionUser,
 } from './cross-tenant-lookups';
@@ -22,9 +22,14 @@ declare module 'http' {
 }
 
 /** The signed-in user of a request, or 401 `Unauthorized` (SPEC.md Authentication 1.2). */
-export async function authenticate(db: Kysely<Database>, req: Request): Promise<SessionUser> {
+function sessionTokenHash(req: Request): string | undefined {
   const token = readCookie(req, SESSION_COOKIE);
-  const user = token ? await findSessionUser(db, hashSessionToken(token)) : undefined;
+  return token ? hashSessionToken(token) : undefined;
+}
+
+export async function authenticate(db: Kysely<Database>, req: Request): Promise<SessionUser> {
+  const tokenHash = sessionTokenHash(req);
+  const user = tokenHash ? await findSessionUser(db, tokenHash) : undefined;
   if (!user) throw errors.unauthorized('Sign in to continue');
   req.sessionUser = user;
   return user;
@@ -47,8 +52,12 @@ export function tenantRequestOf(req: Request) {
 export function requireTenantSession(db: Kysely<Database>): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     (async () => {
-      const user = await authenticate(db, req);
-      const selection = selectTenant(await listMemberships(db, user.id), tenantRequestOf(req));
+      const tokenHash = sessionTokenHash(req);
+      const session = tokenHash ? await findSessionWithMemberships(db, tokenHash) : undefined;
+      if (!session) throw errors.unauthorized('Sign in to continue');
+      const { user } = session;
+      req.sessionUser = user;
+      const selection = selectTenant(session.memberships, tenantRequestOf(req));
       if (!selection.ok) throw selection.error;
       req.membership = selection.membership;
       req.identity = {
