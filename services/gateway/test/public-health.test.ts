@@ -2,13 +2,22 @@ import request from 'supertest';
 import { loadConfig } from '@crm/shared/config';
 import { testAppDeps } from '@crm/shared/testing';
 import { service } from '../src/main';
+import { startEchoService, upstreamsAt, type EchoService } from './support/gateway';
 
 describe('gateway GET /api/health (SPEC.md, Public)', () => {
   const deps = testAppDeps();
-  afterAll(() => deps.closeAll());
+  let echo: EchoService;
+  beforeAll(async () => {
+    echo = await startEchoService();
+  });
+  afterAll(async () => {
+    await echo.close();
+    await deps.closeAll();
+  });
 
-  it('answers without authentication in the SPEC health shape', async () => {
-    const app = service.createApp(deps, loadConfig('gateway', service.configSchema, {}));
+  it('answers without authentication in the SPEC health shape, plus the services map', async () => {
+    const config = loadConfig('gateway', service.configSchema, upstreamsAt(echo.url));
+    const app = service.createApp(deps, config);
     const res = await request(app).get('/api/health');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -16,6 +25,12 @@ describe('gateway GET /api/health (SPEC.md, Public)', () => {
       version: '1.2.3-test',
       checks: { database: { status: 'up' } },
     });
-    expect(Object.keys(res.body).sort()).toEqual(['checks', 'status', 'uptime', 'version']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'checks',
+      'services',
+      'status',
+      'uptime',
+      'version',
+    ]);
   });
 });

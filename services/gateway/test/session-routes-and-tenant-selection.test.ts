@@ -223,11 +223,9 @@ describe('identity header and role rules', () => {
     const cookie = await signIn(gateway.app, user.email);
     await request(gateway.app).get('/api/crm/deals').set('Cookie', cookie).expect(200);
     expect(echo.received).toHaveLength(1);
+    const client = request(gateway.app);
     for (const method of ['post', 'put', 'patch', 'delete'] as const) {
-      const res = await request(gateway.app)
-        [method]('/api/crm/deals')
-        .set('Cookie', cookie)
-        .send({ title: 'x' });
+      const res = await client[method]('/api/crm/deals').set('Cookie', cookie).send({ title: 'x' });
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({
         success: false,

@@ -128,26 +128,25 @@ describe('tenant A user against tenant B, end to end', () => {
         { headers: { Cookie: `${cookieA}; crm_tenant=${tenantB.id}` } },
         { headers: { 'x-tenant-id': tenantB.id, Cookie: `${cookieA}; crm_tenant=${tenantB.id}` } },
       ];
+      const client = request(gatewayUrl());
       for (const method of ['get', 'post', 'patch', 'delete'] as const) {
         for (const { headers } of attempts) {
-          const res = await request(gatewayUrl())
-            [method](path)
+          const res = await client[method](path)
             .set(headers)
             .send({ email: 'x@example.test', role: 'owner' });
           expect(res.status).toBe(403);
           expect(res.body).toMatchObject({ success: false, code: 'TENANT_ACCESS_DENIED' });
         }
         // A forged identity header beside A's own session is replaced by A's real identity...
-        const withForged = await request(gatewayUrl())
-          [method](path)
+        const withForged = await client[method](path)
           .set({ Cookie: cookieA, [IDENTITY_HEADER]: forged })
           .send({ email: 'x@example.test', role: 'owner' });
         // ...so whatever it answers is about tenant A, never B.
         expect(JSON.stringify(withForged.body)).not.toContain(tenantB.id);
         expect(JSON.stringify(withForged.body)).not.toContain(ownerB.id);
-        const withBadSecret = await request(gatewayUrl())
-          [method](path)
-          .set({ [IDENTITY_HEADER]: forgedWrongSecret });
+        const withBadSecret = await client[method](path).set({
+          [IDENTITY_HEADER]: forgedWrongSecret,
+        });
         expect(withBadSecret.status).toBe(401);
       }
       expect(tenantsSeenByCrmApi()).not.toContain(tenantB.id);

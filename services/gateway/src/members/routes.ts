@@ -1,8 +1,8 @@
 import { MEMBERSHIP_STATUSES, withTenant, type Database, type Trx } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
-import { identityOf, requireRole, ROLES } from '@crm/shared/identity';
+import { identityOf, requireRole, ROLES, type Role } from '@crm/shared/identity';
 import { Router, type RequestHandler } from 'express';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import { findUserIdByEmail } from '../tenancy/cross-tenant-lookups';
 
@@ -38,6 +38,34 @@ function listMembers(trx: Trx) {
     .orderBy('tenant_users.joined_at');
 }
 
+const MANAGERS: Role[] = ['owner', 'admin'];
+
+/**
+ * Serialises the membership changes of one tenant (a transaction-scoped advisory lock) and
+ * re-reads the caller's own membership under it. The role checked before the transaction may
+ * be stale by now: two owners demoting each other at the same moment would otherwise both
+ * see the other as the remaining owner and leave the tenant without one.
+ */
+async function lockMembersAndReadActorRole(
+  trx: Trx,
+  tenantId: string,
+  actorUserId: string,
+): Promise<Role> {
+  const lockKey = `tenant-members:${tenantId}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+  const actor = await trx
+    .selectFrom('tenant_users')
+    .select('role')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', actorUserId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (!actor || !MANAGERS.includes(actor.role)) {
+    throw errors.forbidden(`This action needs one of the roles: ${MANAGERS.join(', ')}`);
+  }
+  return actor.role;
+}
+
 async function otherActiveOwners(trx: Trx, exceptUserId: string): Promise<number> {
   const row = await trx
     .selectFrom('tenant_users')
@@ -60,7 +88,7 @@ export function memberRoutes(
   bodyLimitBytes: number,
 ): Router {
   const router = Router();
-  router.use(...sessionChain, requireRole('owner', 'admin'), jsonBody(bodyLimitBytes));
+  router.use(...sessionChain, requireRole(...MANAGERS), jsonBody(bodyLimitBytes));
 
   router.get('/', async (req, res) => {
     const { tenantId } = identityOf(req);
@@ -71,13 +99,15 @@ export function memberRoutes(
   });
 
   router.post('/', async (req, res) => {
-    const { tenantId, role: actorRole } = identityOf(req);
+    const { tenantId, userId: actorUserId, role: checkedRole } = identityOf(req);
     const input = validate(addSchema, req.body, 'member');
-    if (input.role === 'owner' && actorRole !== 'owner')
-      throw errors.forbidden('Only an owner may add an owner');
+    const ownerOnly = () => errors.forbidden('Only an owner may add an owner');
+    if (input.role === 'owner' && checkedRole !== 'owner') throw ownerOnly();
     const userId = await findUserIdByEmail(db, input.email);
     if (!userId) throw errors.notFound('No account uses this email; the user must sign up first');
     const member = await withTenant(db, tenantId, async (trx) => {
+      const actorRole = await lockMembersAndReadActorRole(trx, tenantId, actorUserId);
+      if (input.role === 'owner' && actorRole !== 'owner') throw ownerOnly();
       const inserted = await trx
         .insertInto('tenant_users')
         .values({ tenant_id: tenantId, user_id: userId, role: input.role, status: 'active' })
@@ -94,10 +124,11 @@ export function memberRoutes(
   });
 
   router.patch('/:userId', async (req, res) => {
-    const { tenantId, role: actorRole } = identityOf(req);
+    const { tenantId, userId: actorUserId } = identityOf(req);
     const userId = validate(userIdSchema, req.params.userId, 'user id');
     const change = validate(changeSchema, req.body, 'member change');
     const member = await withTenant(db, tenantId, async (trx) => {
+      const actorRole = await lockMembersAndReadActorRole(trx, tenantId, actorUserId);
       const current = await trx
         .selectFrom('tenant_users')
         .select(['role', 'status'])

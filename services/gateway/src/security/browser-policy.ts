@@ -2,6 +2,18 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 
+/**
+ * Response headers a browser script may read cross-origin beyond the CORS-safelisted ones:
+ * the rate-limit state and Retry-After (issue 3, point 13) and the request id for support.
+ */
+export const EXPOSED_HEADERS = [
+  'Retry-After',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Request-Id',
+];
+
 /** Security headers on every gateway response (helmet's defaults suit a JSON API). */
 export function securityHeaders(): RequestHandler {
   return helmet();
@@ -16,11 +28,12 @@ export function corsPolicy(
   allowedOrigins: string[],
   isPublicPath: (path: string) => boolean,
 ): RequestHandler {
-  const open = cors({ origin: '*', credentials: false });
+  const open = cors({ origin: '*', credentials: false, exposedHeaders: EXPOSED_HEADERS });
   const allowed = new Set(allowedOrigins);
   const restricted = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
+    exposedHeaders: EXPOSED_HEADERS,
   });
   return (req, res, next) =>
     isPublicPath(req.path) ? open(req, res, next) : restricted(req, res, next);
