@@ -6,7 +6,7 @@ export {
   type SuccessEnvelope,
   type FailureEnvelope,
 } from './envelope';
-export { requestId, REQUEST_ID_HEADER } from './request-id';
+export { requestId, requestIdOf, REQUEST_ID_HEADER } from './request-id';
 export { validate } from './validate';
 export { errorHandler, notFoundHandler, toAppError } from './error-handler';
 export { databaseErrorToAppError } from './database-errors';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -18,4 +19,9 @@ export function requestId(): RequestHandler {
     res.setHeader(REQUEST_ID_HEADER, id);
     next();
   };
+}
+
+/** The id requestId() gave a request (typed here so callers need not load pino-http's types). */
+export function requestIdOf(req: IncomingMessage): string {
+  return String((req as IncomingMessage & { id?: unknown }).id ?? '');
 }

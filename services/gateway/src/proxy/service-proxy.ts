@@ -1,6 +1,6 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errors, failureBody, REQUEST_ID_HEADER } from '@crm/shared/http';
+import { errors, failureBody, REQUEST_ID_HEADER, requestIdOf } from '@crm/shared/http';
 import { IDENTITY_HEADER, signIdentity } from '@crm/shared/identity';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -64,7 +64,7 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
             IDENTITY_HEADER,
             signIdentity(req.identity, options.internalTokenSecret),
           );
-        proxyReq.setHeader(REQUEST_ID_HEADER, String(req.id));
+        proxyReq.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
         proxyReq.once('socket', (socket: Socket) => {
           if (!socket.connecting) return;
           const timer = setTimeout(
@@ -78,7 +78,7 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
       },
       error: (err, req, res) => {
         options.logger.warn(
-          { err, service: options.service, requestId: (req as IncomingMessage).id },
+          { err, service: options.service, requestId: requestIdOf(req as IncomingMessage) },
           'service unavailable',
         );
         answerUnavailable(res as ServerResponse | Socket, options.service);
