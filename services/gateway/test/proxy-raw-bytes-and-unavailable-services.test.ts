@@ -3,27 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { hmacSha256Hex } from '@crm/shared/crypto';
 import { freePortForTests } from './support/ports';
 import request from 'supertest';
-import {
-  startEchoService,
-  testGateway,
-  upstreamsAt,
-  type EchoService,
-  type TestGateway,
-} from './support/gateway';
+import { testGateway, upstreamsAt, useGatewayWithEcho } from './support/gateway';
 
-let echo: EchoService;
-let gateway: TestGateway;
-
-beforeAll(async () => {
-  echo = await startEchoService();
-  gateway = testGateway(upstreamsAt(echo.url));
-});
-afterAll(async () => {
-  await gateway.close();
-  await echo.close();
-});
+const upstream = useGatewayWithEcho();
 beforeEach(() => {
-  echo.received.length = 0;
+  upstream.echo.received.length = 0;
 });
 
 // Whitespace, key order, escapes and unicode that JSON.parse + JSON.stringify would change.
@@ -46,7 +30,10 @@ describe('raw requests reach the service untouched', () => {
   ])('%s (%s): same bytes, method, path, query and signature headers', async (path, method) => {
     const secret = 'provider-secret';
     const signature = hmacSha256Hex(secret, RAW);
-    let req = method === 'GET' ? request(gateway.app).get(path) : request(gateway.app).post(path);
+    let req =
+      method === 'GET'
+        ? request(upstream.gateway.app).get(path)
+        : request(upstream.gateway.app).post(path);
     req = req
       .set('content-type', 'application/json')
       .set('x-hub-signature-256', `sha256=${signature}`)
@@ -55,8 +42,8 @@ describe('raw requests reach the service untouched', () => {
     const res = method === 'GET' ? await req : await req.send(RAW.toString('utf8'));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ echoed: true });
-    expect(echo.received).toHaveLength(1);
-    const got = echo.received[0];
+    expect(upstream.echo.received).toHaveLength(1);
+    const got = upstream.echo.received[0];
     expect(got.method).toBe(method);
     expect(got.url).toBe(path);
     expect(got.headers['x-hub-signature-256']).toBe(`sha256=${signature}`);
@@ -73,12 +60,12 @@ describe('raw requests reach the service untouched', () => {
 
   it('passes a body larger than the gateway JSON limit through to the service (the service decides)', async () => {
     const big = Buffer.alloc(2 * 1024 * 1024, 'a');
-    const res = await request(gateway.app)
+    const res = await request(upstream.gateway.app)
       .post('/api/migrate/ingest')
       .set('content-type', 'application/octet-stream')
       .send(big);
     expect(res.status).toBe(200);
-    expect(echo.received[0].body.length).toBe(big.length);
+    expect(upstream.echo.received[0].body.length).toBe(big.length);
   });
 });
 

@@ -2,40 +2,23 @@ import { IDENTITY_HEADER, signIdentity, verifyIdentity } from '@crm/shared/ident
 import { addMember, createTenant, TEST_INTERNAL_TOKEN_SECRET, testDb } from '@crm/shared/testing';
 import request from 'supertest';
 import { PROXY_TABLE } from '../src/proxy/proxy-table';
-import {
-  createAccount,
-  signIn,
-  startEchoService,
-  testGateway,
-  upstreamsAt,
-  type EchoService,
-  type TestGateway,
-} from './support/gateway';
+import { createAccount, signIn, useGatewayWithEcho } from './support/gateway';
 
 const database = testDb();
-let echo: EchoService;
-let gateway: TestGateway;
 
 const SESSION_PATHS = PROXY_TABLE.filter((r) => r.auth === 'session').flatMap((r) =>
   r.prefixes.map((p) => `${p}/probe`),
 );
 
-beforeAll(async () => {
-  echo = await startEchoService();
-  gateway = testGateway(upstreamsAt(echo.url));
-});
-afterAll(async () => {
-  await gateway.close();
-  await echo.close();
-  await database.close();
-});
+const upstream = useGatewayWithEcho();
+afterAll(() => database.close());
 beforeEach(() => {
-  echo.received.length = 0;
+  upstream.echo.received.length = 0;
 });
 
 /** The identity the service received with the last forwarded request. */
 function forwardedIdentity() {
-  const header = echo.received.at(-1)?.headers[IDENTITY_HEADER];
+  const header = upstream.echo.received.at(-1)?.headers[IDENTITY_HEADER];
   const result = verifyIdentity(
     typeof header === 'string' ? header : undefined,
     TEST_INTERNAL_TOKEN_SECRET,
@@ -59,7 +42,7 @@ describe('every Session route of the proxy table', () => {
   it.each(SESSION_PATHS)(
     '%s without a session -> 401 Unauthorized, nothing forwarded',
     async (path) => {
-      const res = await request(gateway.app).post(path).send({ a: 1 });
+      const res = await request(upstream.gateway.app).post(path).send({ a: 1 });
       expect(res.status).toBe(401);
       expect(res.body).toEqual({
         success: false,
@@ -68,7 +51,7 @@ describe('every Session route of the proxy table', () => {
         message: 'Sign in to continue',
         details: null,
       });
-      expect(echo.received).toEqual([]);
+      expect(upstream.echo.received).toEqual([]);
     },
   );
 
@@ -78,8 +61,8 @@ describe('every Session route of the proxy table', () => {
       const user = await createAccount(database, 'lonely');
       const tenant = await createTenant(database);
       await addMember(database, tenant.id, user.id, 'owner', 'disabled');
-      const cookie = await signIn(gateway.app, user.email);
-      const res = await request(gateway.app).get(path).set('Cookie', cookie);
+      const cookie = await signIn(upstream.gateway.app, user.email);
+      const res = await request(upstream.gateway.app).get(path).set('Cookie', cookie);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         success: false,
@@ -88,7 +71,7 @@ describe('every Session route of the proxy table', () => {
         message: 'You have no active membership in any tenant',
         details: null,
       });
-      expect(echo.received).toEqual([]);
+      expect(upstream.echo.received).toEqual([]);
     },
   );
 });
@@ -111,11 +94,11 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
     await addMember(database, oldest.id, user.id, 'admin');
     await addMember(database, middle.id, user.id, 'member');
     await addMember(database, newest.id, user.id, 'viewer');
-    cookie = await signIn(gateway.app, user.email);
+    cookie = await signIn(upstream.gateway.app, user.email);
   });
 
   it('1. the x-tenant-id header wins over the cookie', async () => {
-    const res = await request(gateway.app)
+    const res = await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', `${cookie}; crm_tenant=${middle.id}`)
       .set('x-tenant-id', oldest.id);
@@ -124,7 +107,7 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
   });
 
   it('2. without the header, the active-tenant cookie wins over the most recent membership', async () => {
-    const res = await request(gateway.app)
+    const res = await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', `${cookie}; crm_tenant=${middle.id}`);
     expect(res.status).toBe(200);
@@ -132,7 +115,7 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
   });
 
   it('3. without header or cookie, the most recently joined active membership', async () => {
-    const res = await request(gateway.app).get('/api/crm/deals').set('Cookie', cookie);
+    const res = await request(upstream.gateway.app).get('/api/crm/deals').set('Cookie', cookie);
     expect(res.status).toBe(200);
     expect(forwardedIdentity()).toEqual({ userId, tenantId: newest.id, role: 'viewer' });
   });
@@ -143,8 +126,8 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
     const disabledLater = await createTenant(database);
     await addMember(database, active.id, user.id, 'member');
     await addMember(database, disabledLater.id, user.id, 'member', 'disabled');
-    const own = await signIn(gateway.app, user.email);
-    await request(gateway.app).get('/api/crm/deals').set('Cookie', own).expect(200);
+    const own = await signIn(upstream.gateway.app, user.email);
+    await request(upstream.gateway.app).get('/api/crm/deals').set('Cookie', own).expect(200);
     expect(forwardedIdentity().tenantId).toBe(active.id);
   });
 
@@ -155,19 +138,19 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
     'a %s naming a tenant without membership -> 403 TENANT_ACCESS_DENIED, never a fallback',
     async (_name, how) => {
       const named = how(foreign.id) as { header?: string; cookie?: string };
-      let req = request(gateway.app)
+      let req = request(upstream.gateway.app)
         .get('/api/crm/deals')
         .set('Cookie', named.cookie ? `${cookie}; crm_tenant=${named.cookie}` : cookie);
       if (named.header) req = req.set('x-tenant-id', named.header);
       const res = await req;
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ success: false, code: 'TENANT_ACCESS_DENIED' });
-      expect(echo.received).toEqual([]);
+      expect(upstream.echo.received).toEqual([]);
     },
   );
 
   it('a header that is not a uuid is refused the same way', async () => {
-    const res = await request(gateway.app)
+    const res = await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', cookie)
       .set('x-tenant-id', "' OR 1=1 --");
@@ -182,17 +165,17 @@ describe('identity header and role rules', () => {
     const mine = await createTenant(database);
     const victim = await createTenant(database);
     await addMember(database, mine.id, user.id, 'member');
-    const cookie = await signIn(gateway.app, user.email);
+    const cookie = await signIn(upstream.gateway.app, user.email);
     const forged = signIdentity(
       { userId: user.id, tenantId: victim.id, role: 'owner' },
       TEST_INTERNAL_TOKEN_SECRET,
     );
-    await request(gateway.app)
+    await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', cookie)
       .set(IDENTITY_HEADER, forged)
       .expect(200);
-    expect(echo.received).toHaveLength(1);
+    expect(upstream.echo.received).toHaveLength(1);
     expect(forwardedIdentity()).toEqual({ userId: user.id, tenantId: mine.id, role: 'member' });
   });
 
@@ -211,8 +194,12 @@ describe('identity header and role rules', () => {
       '/api/migrate/ingest',
       '/api/public/forms/acme/contact/submit',
     ]) {
-      await request(gateway.app).post(path).set(IDENTITY_HEADER, forged).send({ x: 1 }).expect(200);
-      expect(echo.received.at(-1)?.headers[IDENTITY_HEADER]).toBeUndefined();
+      await request(upstream.gateway.app)
+        .post(path)
+        .set(IDENTITY_HEADER, forged)
+        .send({ x: 1 })
+        .expect(200);
+      expect(upstream.echo.received.at(-1)?.headers[IDENTITY_HEADER]).toBeUndefined();
     }
   });
 
@@ -220,10 +207,10 @@ describe('identity header and role rules', () => {
     const user = await createAccount(database, 'viewer');
     const tenant = await createTenant(database);
     await addMember(database, tenant.id, user.id, 'viewer');
-    const cookie = await signIn(gateway.app, user.email);
-    await request(gateway.app).get('/api/crm/deals').set('Cookie', cookie).expect(200);
-    expect(echo.received).toHaveLength(1);
-    const client = request(gateway.app);
+    const cookie = await signIn(upstream.gateway.app, user.email);
+    await request(upstream.gateway.app).get('/api/crm/deals').set('Cookie', cookie).expect(200);
+    expect(upstream.echo.received).toHaveLength(1);
+    const client = request(upstream.gateway.app);
     for (const method of ['post', 'put', 'patch', 'delete'] as const) {
       const res = await client[method]('/api/crm/deals').set('Cookie', cookie).send({ title: 'x' });
       expect(res.status).toBe(403);
@@ -233,19 +220,19 @@ describe('identity header and role rules', () => {
         message: 'Viewers may only read',
       });
     }
-    expect(echo.received).toHaveLength(1);
+    expect(upstream.echo.received).toHaveLength(1);
   });
 
   it('forwards the request id so logs of gateway and service line up', async () => {
     const user = await createAccount(database, 'reqid');
     const tenant = await createTenant(database);
     await addMember(database, tenant.id, user.id, 'member');
-    const cookie = await signIn(gateway.app, user.email);
-    const res = await request(gateway.app)
+    const cookie = await signIn(upstream.gateway.app, user.email);
+    const res = await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', cookie)
       .set('x-request-id', 'trace-me-123');
     expect(res.headers['x-request-id']).toBe('trace-me-123');
-    expect(echo.received.at(-1)?.headers['x-request-id']).toBe('trace-me-123');
+    expect(upstream.echo.received.at(-1)?.headers['x-request-id']).toBe('trace-me-123');
   });
 });

@@ -125,3 +125,23 @@ export function upstreamsAt(url: string): Record<string, string> {
     MIGRATE_URL: url,
   };
 }
+
+/**
+ * Registers beforeAll/afterAll for a gateway whose five upstreams all point at one echo
+ * service; read `echo` and `gateway` from the returned object inside tests.
+ */
+export function useGatewayWithEcho(env: Record<string, string> = {}): {
+  echo: EchoService;
+  gateway: TestGateway;
+} {
+  const context = {} as { echo: EchoService; gateway: TestGateway };
+  beforeAll(async () => {
+    context.echo = await startEchoService();
+    context.gateway = testGateway({ ...upstreamsAt(context.echo.url), ...env });
+  });
+  afterAll(async () => {
+    await context.gateway.close();
+    await context.echo.close();
+  });
+  return context;
+}
