@@ -33,4 +33,16 @@ describe('gateway GET /api/health (SPEC.md, Public)', () => {
       'version',
     ]);
   });
+
+  it('shares one check among callers within a second, so the public probe cannot fan out load', async () => {
+    const config = loadConfig('gateway', service.configSchema, upstreamsAt(echo.url));
+    const app = service.createApp(deps, config);
+    echo.received.length = 0;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => request(app).get('/api/health')),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // One probe of each of the five upstreams (all pointed at this echo), not fifty.
+    expect(echo.received.filter((r) => r.url === '/health')).toHaveLength(5);
+  });
 });

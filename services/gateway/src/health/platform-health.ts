@@ -48,11 +48,21 @@ export async function platformHealth(
   return { ...own, status, services };
 }
 
+/**
+ * The public probe. It is unauthenticated and each check costs a database ping and five
+ * downstream requests, so concurrent callers share one check in flight, and a finished check
+ * answers for `cacheMs` (default 1 s) before the next one runs.
+ */
 export function platformHealthHandler(
-  options: Parameters<typeof platformHealth>[0],
+  options: Parameters<typeof platformHealth>[0] & { cacheMs?: number },
 ): RequestHandler {
+  let last: { at: number; health: Promise<PlatformHealth> } | undefined;
   return async (_req, res) => {
-    const health = await platformHealth(options);
+    const now = Date.now();
+    if (!last || now - last.at >= (options.cacheMs ?? 1000)) {
+      last = { at: now, health: platformHealth(options) };
+    }
+    const health = await last.health;
     res.status(health.status === 'unhealthy' ? 503 : 200).json(health);
   };
 }
