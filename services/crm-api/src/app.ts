@@ -3,25 +3,36 @@ import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { dealRoutes } from './deals/deal-routes';
+import { importRoutes } from './leads/import-route';
+import { leadRoutes } from './leads/lead-routes';
+
+/** Session prefixes of crm-api in the gateway's proxy table. */
+export const SESSION_PREFIXES = ['/api/v1/import', '/api/crm', '/api/exports'];
 
 /**
- * crm-api (:4001): lead import, deals, exports and public forms come with their issue;
- * for now it serves its health, and its Session prefixes already refuse callers without the
- * gateway's identity header.
- * Builds the express app from its dependencies; does not listen (main.ts does).
+ * crm-api (:4001): lead import, leads, deals, web forms and exports. Session routes run with
+ * the identity the gateway signed, inside withTenant. Builds the express app from its
+ * dependencies; does not listen (main.ts does).
  */
-export function createApp(deps: AppDeps, _config: Config): Express {
+export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    // Each route parses its own body: the import route takes far larger ones than the rest.
+    parseJson: false,
     routes: (app) => {
-      // Session routes (DESIGN.md proxy table): only with the gateway's signed identity.
+      app.use(SESSION_PREFIXES, requireIdentity(deps.internalTokenSecret), forbidViewerWrites());
       app.use(
-        ['/api/v1/import', '/api/crm', '/api/exports'],
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
+        importRoutes({
+          db: deps.db,
+          maxRows: config.IMPORT_MAX_ROWS,
+          bodyLimitBytes: config.IMPORT_BODY_LIMIT_BYTES,
+        }),
       );
+      app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
     },
   });
 }

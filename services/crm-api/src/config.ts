@@ -1,7 +1,19 @@
 import { port, serviceEnv } from '@crm/shared/config';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a positive whole number' })
+    .int({ message: 'expected a positive whole number' })
+    .positive({ message: 'expected a positive whole number' })
+    .default(fallback);
 
 export const configSchema = serviceEnv.extend({
   CRM_API_PORT: port(4001),
+  /** Most leads one POST /api/v1/import/leads may carry; more is a 400. */
+  IMPORT_MAX_ROWS: positiveInt(10_000),
+  /** Body limit of the import route, sized for IMPORT_MAX_ROWS leads (16 MiB). */
+  IMPORT_BODY_LIMIT_BYTES: positiveInt(16 * 1024 * 1024),
 });
 
-export type Config = ReturnType<typeof configSchema.parse>;
+export type Config = z.infer<typeof configSchema>;

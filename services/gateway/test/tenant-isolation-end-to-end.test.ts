@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '@crm/shared/config';
-import { withSystemScope } from '@crm/shared/db';
+import { withSystemScope, withTenant } from '@crm/shared/db';
 import { IDENTITY_HEADER, signIdentity } from '@crm/shared/identity';
 import { closeServer, listen } from '@crm/shared/service';
 import {
@@ -40,6 +40,8 @@ let tenantB: { id: string };
 let cookieA: string;
 let userA: { id: string; email: string };
 let ownerB: { id: string };
+let dealA: string;
+let dealB: string;
 
 const SESSION_PATHS = [
   ...PROXY_TABLE.filter((r) => r.auth === 'session').flatMap((r) => r.prefixes),
@@ -63,6 +65,22 @@ beforeAll(async () => {
   await addMember(database, tenantA.id, userA.id, 'owner');
   await addMember(database, tenantB.id, ownerB.id, 'owner');
   cookieA = await signIn(gateway.app, userA.email);
+  [dealA, dealB] = await Promise.all(
+    [tenantA, tenantB].map((t, i) =>
+      withTenant(database.db, t.id, async (trx) => {
+        const row = await trx
+          .insertInto('crm_deals')
+          .values({
+            tenant_id: t.id,
+            title: i === 0 ? 'A deal' : 'B secret deal',
+            custom_fields: '{}',
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return row.id;
+      }),
+    ),
+  );
 });
 
 afterAll(async () => {
@@ -90,6 +108,11 @@ async function rowsOfTenantB() {
       .where('tenant_id', '=', tenantB.id)
       .orderBy('user_id')
       .execute(),
+    deals: await trx
+      .selectFrom('crm_deals')
+      .selectAll()
+      .where('tenant_id', '=', tenantB.id)
+      .execute(),
     events: await trx
       .selectFrom('event_outbox')
       .select('id')
@@ -99,16 +122,26 @@ async function rowsOfTenantB() {
 }
 
 describe('tenant A user against tenant B, end to end', () => {
-  it("a legitimate request reaches crm-api with tenant A's identity", async () => {
+  it("a legitimate request reaches crm-api with tenant A's identity and sees only A's deals", async () => {
     const res = await request(gatewayUrl()).get('/api/crm/deals').set('Cookie', cookieA);
-    // crm-api has no deals route yet: its 404 proves the request passed its identity check.
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({
-      success: false,
-      code: 'NOT_FOUND',
-      message: 'No route for GET /api/crm/deals',
-    });
+    expect(res.status).toBe(200);
+    expect(res.body.deals.map((d: { id: string }) => d.id)).toEqual([dealA]);
     expect(tenantsSeenByCrmApi()).toContain(tenantA.id);
+  });
+
+  it("tenant B's deal is a 404 for tenant A, by id, on read, update and delete", async () => {
+    for (const method of ['get', 'patch', 'delete'] as const) {
+      const res = await request(gatewayUrl())
+        [method](`/api/crm/deals/${dealB}`)
+        .set('Cookie', cookieA)
+        .send({ title: 'stolen' });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    }
+    const stillThere = await withSystemScope(database.db, (trx) =>
+      trx.selectFrom('crm_deals').select('title').where('id', '=', dealB).executeTakeFirst(),
+    );
+    expect(stillThere).toEqual({ title: 'B secret deal' });
   });
 
   it.each(SESSION_PATHS)(

@@ -4,6 +4,8 @@ import type { Database } from './schema';
 
 // bigint (int8) columns arrive as strings by default; counts we read are safely within 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => value);
+// A calendar date is not an instant: keep `date` columns as 'YYYY-MM-DD', never shifted by a time zone.
+types.setTypeParser(types.builtins.DATE, (value) => value);
 
 export interface Db {
   db: Kysely<Database>;

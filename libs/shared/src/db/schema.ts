@@ -12,6 +12,12 @@ export interface Database {
   sessions: SessionsTable;
   event_outbox: EventOutboxTable;
   rate_limits: RateLimitsTable;
+  crm_leads: LeadsTable;
+  import_jobs: ImportJobsTable;
+  crm_contacts: ContactsTable;
+  crm_deals: DealsTable;
+  crm_web_forms: WebFormsTable;
+  crm_form_submissions: FormSubmissionsTable;
 }
 
 /** A timestamptz column the caller must set. */
@@ -80,4 +86,85 @@ export interface RateLimitsTable {
   key: string;
   points: number;
   expire: string | null;
+}
+
+type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+
+export interface LeadsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  /** Stored lower-cased; unique per tenant. */
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  status: Generated<string>;
+  source: Generated<string>;
+  custom_fields: Json;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface ImportJobsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  user_id: string | null;
+  kind: Generated<string>;
+  status: 'completed' | 'failed';
+  total: number;
+  imported: number;
+  failed: number;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  duration_ms: number;
+}
+
+export interface ContactsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  custom_fields: Json;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface DealsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  title: string;
+  /** numeric(16,2): pg returns it as a string, so no precision is lost. */
+  value: ColumnType<string, string | number | undefined, string | number>;
+  currency: Generated<string>;
+  stage: Generated<string>;
+  assigned_to: string | null;
+  lead_id: string | null;
+  contact_id: string | null;
+  expected_close_date: ColumnType<string | null, string | null | undefined, string | null>;
+  custom_fields: Json;
+  created_by: string | null;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface WebFormsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  slug: string;
+  name: string;
+  fields: ColumnType<unknown, string | undefined, string>;
+  enabled: Generated<boolean>;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface FormSubmissionsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  form_id: string;
+  lead_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  created_at: DefaultedTimestamp;
 }

@@ -5,7 +5,7 @@ export {
   type EventEnvelope,
   type EventInput,
 } from './envelope';
-export { writeEvent } from './outbox';
+export { writeEvent, writeEvents } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './relay';
 export {
   DEFAULT_MAX_DELIVER,

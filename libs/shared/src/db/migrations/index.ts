@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as roles_and_core_tables from './0001_roles_and_core_tables';
 import * as event_outbox from './0002_event_outbox';
 import * as rate_limits from './0003_rate_limits';
+import * as crm_records from './0004_crm_records';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -11,7 +12,9 @@ export const migrations: Record<string, Migration> = {
   '0001_roles_and_core_tables': roles_and_core_tables,
   '0002_event_outbox': event_outbox,
   '0003_rate_limits': rate_limits,
+  '0004_crm_records': crm_records,
 };
 
 export { enableTenantRls } from './tenant-rls';
 export { OUTBOX_CHANNEL } from './0002_event_outbox';
+export { LEAD_STATUSES, DEAL_STAGES } from './0004_crm_records';

@@ -1,0 +1,75 @@
+import { withTenant, type Database } from '@crm/shared/db';
+import { errors, jsonBody } from '@crm/shared/http';
+import { identityOf } from '@crm/shared/identity';
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import { normalizeLead, type LeadInput } from './normalize-lead';
+import { upsertLeads } from './upsert-leads';
+
+export interface ImportOptions {
+  db: Kysely<Database>;
+  maxRows: number;
+  bodyLimitBytes: number;
+}
+
+/**
+ * POST /api/v1/import/leads, to the letter of SPEC.md: 200 `{ success, imported, failed,
+ * errors, data }` even when rows fail; 400 `Invalid request: leads array required` when
+ * `leads` is missing, empty or not an array.
+ */
+export function importRoutes(options: ImportOptions): Router {
+  const router = Router();
+  router.post('/api/v1/import/leads', jsonBody(options.bodyLimitBytes), async (req, res) => {
+    const { tenantId, userId } = identityOf(req);
+    const startedAt = new Date();
+    const leads = (req.body as { leads?: unknown } | undefined)?.leads;
+    if (!Array.isArray(leads) || leads.length === 0) {
+      throw errors.invalidRequest(
+        'Invalid request: leads array required',
+        'Send { "leads": [ ... ] } with at least one lead',
+      );
+    }
+    if (leads.length > options.maxRows) {
+      throw errors.validation(`Too many leads: at most ${options.maxRows} per request`, {
+        maxRows: options.maxRows,
+        received: leads.length,
+      });
+    }
+    const valid: LeadInput[] = [];
+    const rowErrors: Array<{ index: number; error: string }> = [];
+    leads.forEach((row, index) => {
+      const result = normalizeLead(row);
+      if (result.ok) valid.push(result.lead);
+      else rowErrors.push({ index, error: result.error });
+    });
+    const stored = await withTenant(options.db, tenantId, async (trx) => {
+      const written = valid.length > 0 ? await upsertLeads(trx, tenantId, valid) : [];
+      const finishedAt = new Date();
+      await trx
+        .insertInto('import_jobs')
+        .values({
+          tenant_id: tenantId,
+          user_id: userId,
+          kind: 'leads',
+          status: 'completed',
+          total: leads.length,
+          imported: valid.length,
+          failed: rowErrors.length,
+          started_at: startedAt,
+          finished_at: finishedAt,
+          duration_ms: finishedAt.getTime() - startedAt.getTime(),
+        })
+        .execute();
+      return written;
+    });
+    res.status(200).json({
+      // The request was processed; per-row outcomes are in imported/failed/errors (SPEC.md rule 2).
+      success: true,
+      imported: valid.length,
+      failed: rowErrors.length,
+      errors: rowErrors,
+      data: stored.map(({ id, email, status, source }) => ({ id, email, status, source })),
+    });
+  });
+  return router;
+}

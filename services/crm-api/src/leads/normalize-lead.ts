@@ -1,0 +1,140 @@
+import { LEAD_STATUSES } from '@crm/shared/db';
+import { z } from 'zod';
+
+/** A lead ready to store: email lower-cased, source normalised, unknown keys in custom_fields. */
+export interface LeadInput {
+  email: string;
+  /** `undefined` = not given (an update keeps the stored value); `null` = clear it. */
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  status?: string;
+  source?: string;
+  custom_fields: Record<string, unknown>;
+}
+
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+export const DEFAULT_LEAD_STATUS: LeadStatus = 'new';
+export const DEFAULT_LEAD_SOURCE = 'api_import';
+
+/**
+ * Common spellings folded into one source name (after lower-casing and turning spaces and
+ * dashes into underscores): `Web Form`, `website`, `form` -> `web_form`, and so on.
+ */
+export const SOURCE_ALIASES: Record<string, string> = {
+  web: 'web_form',
+  website: 'web_form',
+  form: 'web_form',
+  webform: 'web_form',
+  api: 'api_import',
+  import: 'api_import',
+  csv: 'csv_import',
+  linkedin: 'network',
+  email_campaign: 'email',
+  e_mail: 'email',
+  referal: 'referral',
+  ads: 'paid_ads',
+  ad: 'paid_ads',
+  ppc: 'paid_ads',
+  mcp: 'mcp_ingest',
+};
+
+/** ` Web-Form ` -> `web_form`; empty -> undefined (the caller's default applies). */
+export function normalizeSource(raw: string): string | undefined {
+  const folded = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+    .replace(/[^a-z0-9_]/g, '')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 100);
+  if (!folded) return undefined;
+  return SOURCE_ALIASES[folded] ?? folded;
+}
+
+const emailSchema = z.email();
+const KNOWN_KEYS = new Set([
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'lead_source',
+  'source',
+  'custom_fields',
+]);
+const STATUSES = new Set<string>(LEAD_STATUSES);
+const MAX_TEXT = 200;
+
+export type NormalizeResult = { ok: true; lead: LeadInput } | { ok: false; error: string };
+
+function optionalText(
+  row: Record<string, unknown>,
+  key: string,
+): { value?: string | null; error?: string } {
+  const value = row[key];
+  if (value === undefined) return {};
+  if (value === null) return { value: null };
+  if (typeof value !== 'string' && typeof value !== 'number')
+    return { error: `Invalid ${key}: must be a string` };
+  const text = String(value).trim();
+  if (text.length > MAX_TEXT) return { error: `Invalid ${key}: at most ${MAX_TEXT} characters` };
+  return { value: text === '' ? null : text };
+}
+
+/**
+ * One element of `leads` (SPEC.md, Lead import item) to a LeadInput, or the error text of
+ * its `errors` entry. Exact texts: `Email is required`, `Invalid email`, `Invalid status`.
+ */
+export function normalizeLead(row: unknown): NormalizeResult {
+  if (typeof row !== 'object' || row === null || Array.isArray(row))
+    return { ok: false, error: 'Lead must be an object' };
+  const fields = row as Record<string, unknown>;
+  const rawEmail = fields.email;
+  if (
+    rawEmail === undefined ||
+    rawEmail === null ||
+    (typeof rawEmail === 'string' && rawEmail.trim() === '')
+  ) {
+    return { ok: false, error: 'Email is required' };
+  }
+  if (typeof rawEmail !== 'string') return { ok: false, error: 'Invalid email' };
+  const email = rawEmail.trim().toLowerCase();
+  if (email.length > 320 || !emailSchema.safeParse(email).success)
+    return { ok: false, error: 'Invalid email' };
+
+  const lead: LeadInput = { email, custom_fields: {} };
+  for (const key of ['first_name', 'last_name', 'phone'] as const) {
+    const { value, error } = optionalText(fields, key);
+    if (error) return { ok: false, error };
+    if (value !== undefined) lead[key] = value;
+  }
+
+  if (fields.status !== undefined && fields.status !== null && fields.status !== '') {
+    if (typeof fields.status !== 'string' || !STATUSES.has(fields.status.trim().toLowerCase())) {
+      return { ok: false, error: 'Invalid status' };
+    }
+    lead.status = fields.status.trim().toLowerCase();
+  }
+
+  const rawSource = fields.lead_source ?? fields.source;
+  if (rawSource !== undefined && rawSource !== null) {
+    if (typeof rawSource !== 'string')
+      return { ok: false, error: 'Invalid source: must be a string' };
+    const source = normalizeSource(rawSource);
+    if (source) lead.source = source;
+  }
+
+  if (fields.custom_fields !== undefined && fields.custom_fields !== null) {
+    if (typeof fields.custom_fields !== 'object' || Array.isArray(fields.custom_fields)) {
+      return { ok: false, error: 'Invalid custom_fields: must be an object' };
+    }
+    Object.assign(lead.custom_fields, fields.custom_fields);
+  }
+  // SPEC.md: unknown keys, such as `company`, go into custom_fields.
+  for (const [key, value] of Object.entries(fields)) {
+    if (!KNOWN_KEYS.has(key)) lead.custom_fields[key] = value;
+  }
+  return { ok: true, lead };
+}
