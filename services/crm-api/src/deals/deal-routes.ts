@@ -38,7 +38,11 @@ const money = z
   });
 
 const dealFields = {
-  title: z.string().trim().min(1, { message: 'title is required' }).max(300),
+  title: z
+    .string({ error: 'title is required' })
+    .trim()
+    .min(1, { message: 'title is required' })
+    .max(300, { message: 'title must be at most 300 characters' }),
   value: money,
   currency: z
     .string()
