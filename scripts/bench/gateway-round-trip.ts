@@ -66,6 +66,26 @@ export async function gatewayRoundTrip(database: Db, tenantId: string) {
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`unexpected ${res.status}`);
     },
+    /** POST /api/v1/import/leads with `count` new leads; returns the response body. */
+    importLeads: async (count: number, run: number) => {
+      const leads = Array.from({ length: count }, (_, i) => ({
+        email: `bench-${run}-${i}@example.com`,
+        first_name: 'Bench',
+        last_name: `Lead ${i}`,
+        phone: '+1 555 0100',
+        status: 'new',
+        lead_source: 'Web Form',
+        company: 'Bench Corp',
+      }));
+      const res = await fetch(`${gwUrl}/api/v1/import/leads`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ leads }),
+      });
+      const body = (await res.json()) as { imported: number };
+      if (res.status !== 200 || body.imported !== count)
+        throw new Error(`import failed: ${res.status}`);
+    },
     close: async () => {
       await closeServer(gw, 1000);
       await closeServer(crm, 1000);

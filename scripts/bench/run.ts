@@ -49,9 +49,10 @@ async function timed(
   name: string,
   operations: number,
   op: (i: number) => Promise<unknown> | unknown,
+  warmUp = 200,
 ): Promise<Result> {
   const latencies: number[] = [];
-  for (let i = 0; i < Math.min(200, operations); i++) await op(i); // warm-up
+  for (let i = 0; i < Math.min(warmUp, operations); i++) await op(i);
   const start = performance.now();
   for (let i = 0; i < operations; i++) {
     const t = performance.now();
@@ -174,6 +175,15 @@ async function main(): Promise<void> {
         'gateway Session request -> crm-api (HTTP, session + RLS + rate limit)',
         2000,
         roundTrip.request,
+      ),
+    );
+    let run = 0;
+    results.push(
+      await timed(
+        'import 10,000 leads in one request through the gateway',
+        5,
+        () => roundTrip.importLeads(10_000, run++),
+        1,
       ),
     );
     await roundTrip.close();

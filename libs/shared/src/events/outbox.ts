@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Trx } from '../db/tenant-scope';
 import { createEvent, type EventEnvelope, type EventInput } from './envelope';
 
@@ -20,28 +21,19 @@ export async function writeEvent(trx: Trx, input: EventInput): Promise<EventEnve
   return event;
 }
 
-/** Rows per INSERT statement when writing many events (stays far below the 65,535 parameters limit). */
-const EVENTS_PER_STATEMENT = 2000;
-
 /**
- * writeEvent for many events at once: set-based INSERTs (one per 2,000 events) in the caller's
- * transaction, in the order given. For bulk writes such as a 10,000-lead import.
+ * writeEvent for many events at once: one set-based INSERT over unnest() arrays in the
+ * caller's transaction, in the order given. For bulk writes such as a 10,000-lead import.
  */
 export async function writeEvents(trx: Trx, inputs: EventInput[]): Promise<EventEnvelope[]> {
+  if (inputs.length === 0) return [];
   const events = inputs.map(createEvent);
-  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
-    const chunk = events.slice(start, start + EVENTS_PER_STATEMENT);
-    await trx
-      .insertInto('event_outbox')
-      .values(
-        chunk.map((e) => ({
-          id: e.id,
-          tenant_id: e.tenant_id,
-          type: e.type,
-          envelope: JSON.stringify(e),
-        })),
-      )
-      .execute();
-  }
+  // One JSON array parameter: Postgres splits it (fast, in C), where encoding four 10,000-element
+  // array parameters in the driver costs more than the insert itself.
+  await sql`
+    INSERT INTO event_outbox (id, tenant_id, type, envelope)
+    SELECT (e->>'id')::uuid, (e->>'tenant_id')::uuid, e->>'type', e
+      FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS t(e, n)
+     ORDER BY n`.execute(trx);
   return events;
 }

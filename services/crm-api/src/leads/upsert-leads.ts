@@ -44,7 +44,7 @@ function merge(base: ExistingLead | LeadInput | undefined, next: LeadInput): Lea
 
 /**
  * Creates or updates leads by email (unique per tenant, case-insensitive), set-based: per
- * chunk one SELECT of the existing rows and one INSERT ... ON CONFLICT over unnest() arrays,
+ * chunk one SELECT of the existing rows and one INSERT ... ON CONFLICT over one JSON parameter,
  * plus one outbox INSERT of `lead.created` / `lead.updated` events, all in the caller's
  * tenant transaction. Returns the stored lead for every input, in input order.
  */
@@ -70,17 +70,22 @@ export async function upsertLeads(
       .execute();
     const existingByEmail = new Map(existing.map((row) => [row.email, row as ExistingLead]));
     const rows = chunk.map((input) => merge(existingByEmail.get(input.email), input));
+    const values = rows.map((r) => ({
+      email: r.email,
+      first_name: r.first_name ?? null,
+      last_name: r.last_name ?? null,
+      phone: r.phone ?? null,
+      status: r.status ?? DEFAULT_LEAD_STATUS,
+      source: r.source ?? defaults.source ?? DEFAULT_LEAD_SOURCE,
+      custom_fields: r.custom_fields,
+    }));
+    // One JSON parameter unpacked by Postgres: much cheaper than the driver encoding seven
+    // array parameters of thousands of elements each.
     const { rows: written } = await sql<StoredLead>`
       INSERT INTO crm_leads (tenant_id, email, first_name, last_name, phone, status, source, custom_fields)
-      SELECT ${tenantId}::uuid, t.* FROM unnest(
-        ${emails}::text[],
-        ${rows.map((r) => r.first_name ?? null)}::text[],
-        ${rows.map((r) => r.last_name ?? null)}::text[],
-        ${rows.map((r) => r.phone ?? null)}::text[],
-        ${rows.map((r) => r.status ?? DEFAULT_LEAD_STATUS)}::text[],
-        ${rows.map((r) => r.source ?? defaults.source ?? DEFAULT_LEAD_SOURCE)}::text[],
-        ${rows.map((r) => JSON.stringify(r.custom_fields))}::jsonb[]
-      ) AS t
+      SELECT ${tenantId}::uuid, r.email, r.first_name, r.last_name, r.phone, r.status, r.source, r.custom_fields
+        FROM jsonb_to_recordset(${JSON.stringify(values)}::jsonb)
+          AS r(email text, first_name text, last_name text, phone text, status text, source text, custom_fields jsonb)
       ON CONFLICT (tenant_id, email) DO UPDATE SET
         first_name = EXCLUDED.first_name,
         last_name = EXCLUDED.last_name,
