@@ -4,6 +4,7 @@ import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { dealRoutes } from './deals/deal-routes';
+import { formRoutes } from './forms/form-routes';
 import { importRoutes } from './leads/import-route';
 import { leadRoutes } from './leads/lead-routes';
 
@@ -33,6 +34,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
       );
       app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
       app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(formRoutes(deps.db, deps.bodyLimitBytes));
     },
   });
 }
