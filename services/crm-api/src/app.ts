@@ -4,6 +4,7 @@ import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { dealRoutes } from './deals/deal-routes';
+import { exportRoutes } from './exports/export-routes';
 import { formRoutes } from './forms/form-routes';
 import { importRoutes } from './leads/import-route';
 import { leadRoutes } from './leads/lead-routes';
@@ -34,6 +35,15 @@ export function createApp(deps: AppDeps, config: Config): Express {
       );
       app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
       app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
+      // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
+      app.use(
+        exportRoutes({
+          db: deps.db,
+          logger: deps.logger,
+          bodyLimitBytes: deps.bodyLimitBytes,
+          maxConcurrent: config.EXPORT_MAX_CONCURRENT,
+        }),
+      );
       app.use(formRoutes(deps.db, deps.bodyLimitBytes));
     },
   });

@@ -36,6 +36,11 @@ export function createDb(options: CreateDbOptions): Db {
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next checkout simply gets a fresh connection.
   pool.on('error', () => undefined);
+  // pg-pool listens for errors only while a client is idle. A checked-out client whose
+  // connection dies between two queries (a transaction waiting on a slow export download)
+  // would emit 'error' with no listener and crash the process; with this one its next query
+  // fails instead, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

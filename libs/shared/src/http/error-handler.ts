@@ -132,8 +132,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (appError.status >= 500) logger.error(log, 'request failed');
     else logger.debug(log, 'request rejected');
     if (res.headersSent) {
-      // Too late for an envelope: end the response so the client is not left hanging.
-      res.end();
+      // Too late for an envelope: break the response off, so the client neither hangs nor
+      // takes a cut-off body for a complete one.
+      res.destroy();
       return;
     }
     for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);

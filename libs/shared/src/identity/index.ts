@@ -10,4 +10,4 @@ export {
   type VerifyResult,
 } from './identity-token';
 export { requireIdentity, identityOf } from './require-identity';
-export { forbidViewerWrites, requireRole } from './role-rules';
+export { forbidViewerWrites, requireRole, READ_ONLY_POST_PATHS } from './role-rules';

@@ -76,6 +76,14 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
           socket.once('close', () => clearTimeout(timer));
         });
       },
+      proxyRes: (proxyRes: IncomingMessage, _req: IncomingMessage, res: ServerResponse) => {
+        // A service that breaks its response off mid-body (e.g. an export whose database
+        // connection died) must break the caller's off too: the pipe alone would leave it open
+        // for good, and ending it would pass a cut-off file as complete.
+        proxyRes.once('close', () => {
+          if (!proxyRes.complete) res.destroy();
+        });
+      },
       error: (err, req, res) => {
         options.logger.warn(
           { err, service: options.service, requestId: requestIdOf(req as IncomingMessage) },

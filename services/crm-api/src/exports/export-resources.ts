@@ -1,0 +1,168 @@
+import { DEAL_STAGES, LEAD_STATUSES, type Trx } from '@crm/shared/db';
+import { sql, type Expression, type RawBuilder } from 'kysely';
+import { z } from 'zod';
+import { normalizeSource } from '../leads/normalize-lead';
+
+/** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
+export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';
+
+export interface ExportColumn {
+  /** The name in `columns`, the CSV header and the row object. */
+  key: string;
+  /** Header of the XLSX sheet and the PDF table. */
+  label: string;
+  kind: ColumnKind;
+  /** Share of the PDF table's width. */
+  pdfWidth: number;
+  expr: RawBuilder<unknown>;
+}
+
+export type ExportRow = Record<string, unknown>;
+
+export interface ExportResource {
+  name: 'leads' | 'deals';
+  title: string;
+  /** The allow-list, in default order; every format's default is all of them except the PDF's. */
+  columns: readonly ExportColumn[];
+  /** Fewer, so a landscape page stays readable. */
+  pdfDefaultColumns: readonly string[];
+  filters: z.ZodType<Record<string, unknown>>;
+  /** The rows of one tenant, filtered and ordered, as a query to run under a cursor. */
+  query(
+    trx: Trx,
+    tenantId: string,
+    filters: Record<string, unknown>,
+    columns: ExportColumn[],
+  ): Expression<unknown>;
+}
+
+const column = (
+  key: string,
+  label: string,
+  kind: ColumnKind,
+  pdfWidth: number,
+  ref: string,
+): ExportColumn => ({ key, label, kind, pdfWidth, expr: sql.ref(ref) });
+
+const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
+
+/** `%` and `_` in a search are literal characters, not wildcards (as in GET /api/crm/leads). */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const leadFilters = z.strictObject({
+  status: z
+    .enum(LEAD_STATUSES, { message: `status must be one of: ${LEAD_STATUSES.join(', ')}` })
+    .optional(),
+  source: z.string().max(100).optional(),
+  q: z.string().trim().max(200).optional(),
+});
+
+const leads: ExportResource = {
+  name: 'leads',
+  title: 'Leads',
+  columns: [
+    column('id', 'ID', 'text', 2.6, 'crm_leads.id'),
+    column('email', 'Email', 'text', 2.6, 'crm_leads.email'),
+    column('first_name', 'First name', 'text', 1.3, 'crm_leads.first_name'),
+    column('last_name', 'Last name', 'text', 1.3, 'crm_leads.last_name'),
+    column('phone', 'Phone', 'text', 1.3, 'crm_leads.phone'),
+    column('status', 'Status', 'text', 1, 'crm_leads.status'),
+    column('source', 'Source', 'text', 1.1, 'crm_leads.source'),
+    column('custom_fields', 'Custom fields', 'json', 2.4, 'crm_leads.custom_fields'),
+    column('created_at', 'Created', 'datetime', 1.4, 'crm_leads.created_at'),
+    column('updated_at', 'Updated', 'datetime', 1.4, 'crm_leads.updated_at'),
+  ],
+  pdfDefaultColumns: [
+    'email',
+    'first_name',
+    'last_name',
+    'phone',
+    'status',
+    'source',
+    'created_at',
+  ],
+  filters: leadFilters,
+  query(trx, tenantId, raw, columns) {
+    const filters = raw as z.infer<typeof leadFilters>;
+    let query = trx
+      .selectFrom('crm_leads')
+      .select(columns.map((c) => c.expr.as(c.key)))
+      .where('crm_leads.tenant_id', '=', tenantId);
+    if (filters.status) query = query.where('crm_leads.status', '=', filters.status);
+    if (filters.source !== undefined) {
+      query = query.where('crm_leads.source', '=', normalizeSource(filters.source) ?? '');
+    }
+    if (filters.q) {
+      const pattern = likePattern(filters.q);
+      query = query.where((eb) =>
+        eb.or([
+          eb('crm_leads.email', 'ilike', pattern),
+          eb('crm_leads.first_name', 'ilike', pattern),
+          eb('crm_leads.last_name', 'ilike', pattern),
+          eb(
+            sql`coalesce(crm_leads.first_name, '') || ' ' || coalesce(crm_leads.last_name, '')`,
+            'ilike',
+            pattern,
+          ),
+        ]),
+      );
+    }
+    // Newest first, as the lists; the order of the (tenant_id, created_at DESC, id) index.
+    return query.orderBy('crm_leads.created_at', 'desc').orderBy('crm_leads.id', 'asc');
+  },
+};
+
+const dealFilters = z.strictObject({
+  stage: z
+    .enum(DEAL_STAGES, { message: `stage must be one of: ${DEAL_STAGES.join(', ')}` })
+    .optional(),
+  assigned_to: uuid('assigned_to').optional(),
+});
+
+const deals: ExportResource = {
+  name: 'deals',
+  title: 'Deals',
+  columns: [
+    column('id', 'ID', 'text', 2.6, 'crm_deals.id'),
+    column('title', 'Title', 'text', 2.6, 'crm_deals.title'),
+    column('value', 'Value', 'money', 1.2, 'crm_deals.value'),
+    column('currency', 'Currency', 'text', 0.8, 'crm_deals.currency'),
+    column('stage', 'Stage', 'text', 1.1, 'crm_deals.stage'),
+    column('assigned_to', 'Assigned to (id)', 'text', 2.6, 'crm_deals.assigned_to'),
+    column('assigned_to_email', 'Assigned to', 'text', 2.2, 'assignee.email'),
+    column('lead_id', 'Lead id', 'text', 2.6, 'crm_deals.lead_id'),
+    column('contact_id', 'Contact id', 'text', 2.6, 'crm_deals.contact_id'),
+    column('expected_close_date', 'Expected close', 'date', 1.2, 'crm_deals.expected_close_date'),
+    column('custom_fields', 'Custom fields', 'json', 2.4, 'crm_deals.custom_fields'),
+    column('created_by', 'Created by (id)', 'text', 2.6, 'crm_deals.created_by'),
+    column('created_at', 'Created', 'datetime', 1.4, 'crm_deals.created_at'),
+    column('updated_at', 'Updated', 'datetime', 1.4, 'crm_deals.updated_at'),
+  ],
+  pdfDefaultColumns: [
+    'title',
+    'value',
+    'currency',
+    'stage',
+    'assigned_to_email',
+    'expected_close_date',
+    'created_at',
+  ],
+  filters: dealFilters,
+  query(trx, tenantId, raw, columns) {
+    const filters = raw as z.infer<typeof dealFilters>;
+    // Users are visible under RLS only while they are members of this tenant: a former
+    // member's deals export with an empty "Assigned to".
+    let query = trx
+      .selectFrom('crm_deals')
+      .leftJoin('users as assignee', 'assignee.id', 'crm_deals.assigned_to')
+      .select(columns.map((c) => c.expr.as(c.key)))
+      .where('crm_deals.tenant_id', '=', tenantId);
+    if (filters.stage) query = query.where('crm_deals.stage', '=', filters.stage);
+    if (filters.assigned_to) query = query.where('crm_deals.assigned_to', '=', filters.assigned_to);
+    return query.orderBy('crm_deals.created_at', 'desc').orderBy('crm_deals.id', 'asc');
+  },
+};
+
+export const EXPORT_RESOURCES: Record<ExportResource['name'], ExportResource> = { leads, deals };
