@@ -1,7 +1,7 @@
-import { DEAL_STAGES, LEAD_STATUSES, type Trx } from '@crm/shared/db';
+import { DEAL_STAGES, type Trx } from '@crm/shared/db';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import { z } from 'zod';
-import { normalizeSource } from '../leads/normalize-lead';
+import { leadFilterFields, whereLeadFilters } from '../leads/lead-filters';
 
 /** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
 export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';
@@ -46,18 +46,7 @@ const column = (
 
 const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
 
-/** `%` and `_` in a search are literal characters, not wildcards (as in GET /api/crm/leads). */
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-const leadFilters = z.strictObject({
-  status: z
-    .enum(LEAD_STATUSES, { message: `status must be one of: ${LEAD_STATUSES.join(', ')}` })
-    .optional(),
-  source: z.string().max(100).optional(),
-  q: z.string().trim().max(200).optional(),
-});
+const leadFilters = z.strictObject(leadFilterFields);
 
 const leads: ExportResource = {
   name: 'leads',
@@ -90,25 +79,7 @@ const leads: ExportResource = {
       .selectFrom('crm_leads')
       .select(columns.map((c) => c.expr.as(c.key)))
       .where('crm_leads.tenant_id', '=', tenantId);
-    if (filters.status) query = query.where('crm_leads.status', '=', filters.status);
-    if (filters.source !== undefined) {
-      query = query.where('crm_leads.source', '=', normalizeSource(filters.source) ?? '');
-    }
-    if (filters.q) {
-      const pattern = likePattern(filters.q);
-      query = query.where((eb) =>
-        eb.or([
-          eb('crm_leads.email', 'ilike', pattern),
-          eb('crm_leads.first_name', 'ilike', pattern),
-          eb('crm_leads.last_name', 'ilike', pattern),
-          eb(
-            sql`coalesce(crm_leads.first_name, '') || ' ' || coalesce(crm_leads.last_name, '')`,
-            'ilike',
-            pattern,
-          ),
-        ]),
-      );
-    }
+    query = whereLeadFilters(query, filters);
     // Newest first, as the lists; the order of the (tenant_id, created_at DESC, id) index.
     return query.orderBy('crm_leads.created_at', 'desc').orderBy('crm_leads.id', 'asc');
   },

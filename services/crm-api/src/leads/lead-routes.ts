@@ -1,11 +1,11 @@
-import { LEAD_STATUSES, withTenant, type Database } from '@crm/shared/db';
+import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { normalizeSource } from './normalize-lead';
+import { leadFilterFields, whereLeadFilters } from './lead-filters';
 
 const SORTABLE = [
   'created_at',
@@ -16,13 +16,7 @@ const SORTABLE = [
   'status',
   'source',
 ] as const;
-const filtersSchema = z.object({
-  status: z
-    .enum(LEAD_STATUSES, { message: `status must be one of: ${LEAD_STATUSES.join(', ')}` })
-    .optional(),
-  source: z.string().max(100).optional(),
-  q: z.string().trim().max(200).optional(),
-});
+const filtersSchema = z.object(leadFilterFields);
 const uuid = z.uuid();
 
 const LEAD_COLUMNS = [
@@ -37,11 +31,6 @@ const LEAD_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-
-/** `%` and `_` in a search are literal characters, not wildcards. */
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 /** GET /api/crm/leads (paginated, filtered) and GET /api/crm/leads/:id. */
 export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
@@ -61,19 +50,7 @@ export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
         .selectFrom('crm_leads')
         .select([...LEAD_COLUMNS])
         .where('tenant_id', '=', tenantId);
-      if (filters.status) query = query.where('status', '=', filters.status);
-      if (filters.source) query = query.where('source', '=', normalizeSource(filters.source) ?? '');
-      if (filters.q) {
-        const pattern = likePattern(filters.q);
-        query = query.where((eb) =>
-          eb.or([
-            eb('email', 'ilike', pattern),
-            eb('first_name', 'ilike', pattern),
-            eb('last_name', 'ilike', pattern),
-            eb(sql`coalesce(first_name, '') || ' ' || coalesce(last_name, '')`, 'ilike', pattern),
-          ]),
-        );
-      }
+      query = whereLeadFilters(query, filters);
       return paginate(query, page, 'id');
     });
     res.json(result);
