@@ -6,7 +6,17 @@ export {
   findRowLevelSecurityGaps,
   type RlsGap,
 } from './migrate';
-export { enableTenantRls, OUTBOX_CHANNEL, LEAD_STATUSES, DEAL_STAGES } from './migrations';
+export {
+  enableTenantRls,
+  OUTBOX_CHANNEL,
+  LEAD_STATUSES,
+  DEAL_STAGES,
+  INBOUND_OUTCOMES,
+  INBOUND_VERIFICATIONS,
+  STOREFRONT_PLATFORMS,
+  PAYMENT_PROVIDERS,
+  NETWORK_ACTIVITY_KINDS,
+} from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';
 export { withDatabase, ensureDatabase, dropDatabase } from './database-url';

@@ -18,6 +18,23 @@ export interface Database {
   crm_deals: DealsTable;
   crm_web_forms: WebFormsTable;
   crm_form_submissions: FormSubmissionsTable;
+  inbound_events: InboundEventsTable;
+  email_messages: EmailMessagesTable;
+  email_opens: EmailOpensTable;
+  email_clicks: EmailClicksTable;
+  email_replies: EmailRepliesTable;
+  network_accounts: NetworkAccountsTable;
+  network_events: NetworkEventsTable;
+  messaging_accounts: MessagingAccountsTable;
+  chat_conversations: ChatConversationsTable;
+  chat_messages: ChatMessagesTable;
+  telephony_numbers: TelephonyNumbersTable;
+  call_logs: CallLogsTable;
+  storefront_connections: StorefrontConnectionsTable;
+  commerce_orders: CommerceOrdersTable;
+  payment_connections: PaymentConnectionsTable;
+  payment_events: PaymentEventsTable;
+  billing_subscriptions: BillingSubscriptionsTable;
 }
 
 /** A timestamptz column the caller must set. */
@@ -167,4 +184,208 @@ export interface FormSubmissionsTable {
   lead_id: string | null;
   payload: ColumnType<unknown, string, string>;
   created_at: DefaultedTimestamp;
+}
+
+/** A jsonb column written as a JSON string. */
+type JsonWrite = ColumnType<unknown, string | undefined, string>;
+/** numeric(16,2): pg returns it as a string, so no precision is lost. */
+type Money = ColumnType<string | null, string | number | null | undefined, string | number | null>;
+
+export type InboundOutcome = 'processed' | 'ignored' | 'unmatched' | 'failed';
+export type InboundVerification = 'verified' | 'unverified' | 'skipped';
+
+/** webhook-ingest's ledger: one row per accepted delivery, unique per (provider, delivery_id). */
+export interface InboundEventsTable {
+  id: Generated<string>;
+  /** Null until (or because) the delivery's tenant is resolved. */
+  tenant_id: string | null;
+  provider: string;
+  delivery_id: string;
+  event_type: string | null;
+  content_type: string | null;
+  raw_body: string;
+  verification: InboundVerification;
+  outcome: InboundOutcome;
+  detail: string | null;
+  attempts: Generated<number>;
+  received_at: DefaultedTimestamp;
+  processed_at: Timestamp | null;
+}
+
+export interface EmailMessagesTable {
+  id: Generated<string>;
+  tenant_id: string;
+  provider_message_id: string;
+  to_email: string | null;
+  subject: string | null;
+  lead_id: string | null;
+  contact_id: string | null;
+  sent_at: DefaultedTimestamp;
+}
+
+interface EmailActivityColumns {
+  id: Generated<string>;
+  tenant_id: string;
+  message_id: string;
+  user_agent: string | null;
+  ip_address: string | null;
+  occurred_at: Timestamp | null;
+  metadata: JsonWrite;
+  created_at: DefaultedTimestamp;
+}
+export type EmailOpensTable = EmailActivityColumns;
+export interface EmailClicksTable extends EmailActivityColumns {
+  target_url: string;
+}
+export interface EmailRepliesTable extends EmailActivityColumns {
+  snippet: string | null;
+  from_email: string | null;
+}
+
+export interface NetworkAccountsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  external_account_id: string;
+  name: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface NetworkEventsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  account_id: string;
+  external_event_id: string | null;
+  kind: string;
+  event_type: string;
+  actor: JsonWrite | null;
+  occurred_at: Timestamp | null;
+  payload: JsonWrite;
+  created_at: DefaultedTimestamp;
+}
+
+export interface MessagingAccountsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  phone_number_id: string;
+  display_phone_number: string | null;
+  name: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface ChatConversationsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  channel: Generated<string>;
+  messaging_account_id: string | null;
+  /** The other party's id on the channel (e.g. the messaging wa_id). */
+  external_id: string;
+  contact_name: string | null;
+  last_message_at: Timestamp | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface ChatMessagesTable {
+  id: Generated<string>;
+  tenant_id: string;
+  conversation_id: string;
+  external_id: string;
+  direction: 'inbound' | 'outbound';
+  message_type: string | null;
+  body: string | null;
+  status: string | null;
+  sent_at: Timestamp | null;
+  payload: JsonWrite;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface TelephonyNumbersTable {
+  id: Generated<string>;
+  tenant_id: string;
+  /** E.164, e.g. +14155550100. */
+  phone_number: string;
+  name: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface CallLogsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  number_id: string | null;
+  call_id: string;
+  direction: string | null;
+  from_number: string | null;
+  to_number: string | null;
+  status: string;
+  duration_seconds: number | null;
+  payload: JsonWrite;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface StorefrontConnectionsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  platform: 'storefront_a' | 'storefront_b';
+  /** A: the shop domain; B: the webhook source URL. */
+  shop_identifier: string;
+  name: string | null;
+  /** AES-256-GCM ciphertext of the webhook secret; never returned. */
+  webhook_secret_ciphertext: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface CommerceOrdersTable {
+  id: Generated<string>;
+  tenant_id: string;
+  connection_id: string;
+  external_order_id: string;
+  order_number: string | null;
+  email: string | null;
+  contact_id: string | null;
+  total: Money;
+  currency: string | null;
+  status: string | null;
+  payload: JsonWrite;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export type PaymentProvider = 'stripe' | 'razorpay' | 'paddle' | 'lemonsqueezy';
+
+export interface PaymentConnectionsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  provider: PaymentProvider;
+  name: string | null;
+  /** AES-256-GCM ciphertext of the webhook secret; never returned. */
+  webhook_secret_ciphertext: string;
+  created_at: DefaultedTimestamp;
+}
+
+export interface PaymentEventsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  connection_id: string;
+  provider: PaymentProvider;
+  external_event_id: string;
+  kind: 'payment.succeeded' | 'payment.failed' | 'payment.refunded';
+  amount: Money;
+  currency: string | null;
+  email: string | null;
+  contact_id: string | null;
+  payload: JsonWrite;
+  created_at: DefaultedTimestamp;
+}
+
+export interface BillingSubscriptionsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  provider_customer_id: string | null;
+  provider_subscription_id: string;
+  plan: string | null;
+  status: string;
+  current_period_end: Timestamp | null;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
 }

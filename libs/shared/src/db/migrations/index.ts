@@ -3,6 +3,7 @@ import * as roles_and_core_tables from './0001_roles_and_core_tables';
 import * as event_outbox from './0002_event_outbox';
 import * as rate_limits from './0003_rate_limits';
 import * as crm_records from './0004_crm_records';
+import * as inbound_webhooks from './0005_inbound_webhooks';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -13,8 +14,16 @@ export const migrations: Record<string, Migration> = {
   '0002_event_outbox': event_outbox,
   '0003_rate_limits': rate_limits,
   '0004_crm_records': crm_records,
+  '0005_inbound_webhooks': inbound_webhooks,
 };
 
 export { enableTenantRls } from './tenant-rls';
 export { OUTBOX_CHANNEL } from './0002_event_outbox';
 export { LEAD_STATUSES, DEAL_STAGES } from './0004_crm_records';
+export {
+  INBOUND_OUTCOMES,
+  INBOUND_VERIFICATIONS,
+  STOREFRONT_PLATFORMS,
+  PAYMENT_PROVIDERS,
+  NETWORK_ACTIVITY_KINDS,
+} from './0005_inbound_webhooks';
