@@ -3,25 +3,37 @@ import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { integrationRoutes } from './integrations/routes';
+import { RECEIVERS } from './providers';
+import type { ReceiverContext } from './receivers/receiver-context';
+import { createSecretBox } from './secrets/secret-box';
+
+/** Session prefix of webhook-ingest in the gateway's proxy table. */
+export const SESSION_PREFIXES = ['/api/integrations'];
 
 /**
- * webhook-ingest (:4002): provider receivers come with their issue;
- * for now it serves its health, and its Session prefixes already refuse callers without the
- * gateway's identity header.
- * Builds the express app from its dependencies; does not listen (main.ts does).
+ * webhook-ingest (:4002): the inbound provider receivers (each reads the raw body and verifies
+ * the provider's signature before any parse or write) and the integration admin views
+ * (Session). Builds the express app from its dependencies; does not listen (main.ts does).
  */
-export function createApp(deps: AppDeps, _config: Config): Express {
+export function createApp(deps: AppDeps, config: Config): Express {
+  const context: ReceiverContext = {
+    db: deps.db,
+    logger: deps.logger,
+    config,
+    secrets: createSecretBox(config.CONNECTION_SECRETS_KEY ?? deps.internalTokenSecret),
+    bodyLimitBytes: deps.bodyLimitBytes,
+  };
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    // Receivers need the exact bytes; each route parses its own body.
+    parseJson: false,
     routes: (app) => {
-      // Session routes (DESIGN.md proxy table): only with the gateway's signed identity.
-      app.use(
-        ['/api/integrations'],
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
-      );
+      app.use(SESSION_PREFIXES, requireIdentity(deps.internalTokenSecret), forbidViewerWrites());
+      app.use(integrationRoutes(context));
+      for (const receiver of RECEIVERS) app.use(receiver(context));
     },
   });
 }

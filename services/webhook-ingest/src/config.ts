@@ -1,7 +1,36 @@
 import { port, serviceEnv } from '@crm/shared/config';
+import { z } from 'zod';
 
+const secret = z.string().min(1).optional();
+
+/**
+ * webhook-ingest's settings. Every provider secret is optional: a receiver whose secret is
+ * unset answers as SPEC.md says (billing and network refuse; messaging skips verification
+ * with a warning), so the service starts with any subset of providers configured.
+ */
 export const configSchema = serviceEnv.extend({
   WEBHOOK_INGEST_PORT: port(4002),
+  /** The address providers call (the gateway's): telephony signs the full public URL. */
+  PUBLIC_BASE_URL: z
+    .url({ protocol: /^https?$/, message: 'expected an http(s) URL' })
+    .default('http://localhost:8080')
+    .transform((value) => value.replace(/\/+$/, '')),
+  BILLING_WEBHOOK_SECRET: secret,
+  /** Standard Webhooks / Svix secret, `whsec_<base64>`. */
+  EMAIL_WEBHOOK_SECRET: secret,
+  NETWORK_WEBHOOK_SECRET: secret,
+  MESSAGING_APP_SECRET: secret,
+  MESSAGING_WEBHOOK_VERIFY_TOKEN: secret,
+  TELEPHONY_AUTH_TOKEN: secret,
+  /**
+   * Key that encrypts stored connection secrets (storefront and payment webhook secrets).
+   * Unset: derived from INTERNAL_TOKEN_SECRET; set it in production so rotating that token
+   * does not make stored secrets unreadable.
+   */
+  CONNECTION_SECRETS_KEY: z
+    .string()
+    .min(32, { message: 'must be at least 32 characters' })
+    .optional(),
 });
 
-export type Config = ReturnType<typeof configSchema.parse>;
+export type Config = z.infer<typeof configSchema>;

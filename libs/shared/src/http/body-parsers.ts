@@ -20,8 +20,14 @@ export function jsonBody(limitBytes: number): RequestHandler {
   return express.json({ limit: limitBytes, verify: keepRawBody });
 }
 
-/** Raw bodies of any content type as a Buffer on `req.body` (and `req.rawBody`). */
-export function rawBody(limitBytes: number, type: string | string[] = '*/*'): RequestHandler {
+/**
+ * Raw bodies as a Buffer on `req.body` (and `req.rawBody`): by default every body, with any
+ * content type or none, so a signature can be checked over exactly the bytes sent.
+ */
+export function rawBody(
+  limitBytes: number,
+  type: string | string[] | ((req: IncomingMessage) => boolean) = () => true,
+): RequestHandler {
   return express.raw({ limit: limitBytes, type, verify: keepRawBody });
 }
 
