@@ -1,0 +1,28 @@
+import type { Router } from 'express';
+import type { ReceiverContext } from '../../receivers/receiver-context';
+import { storefrontReceiver } from '../storefront-shared/storefront-receiver';
+import {
+  normaliseShopDomain,
+  readStorefrontACustomer,
+  readStorefrontAOrder,
+  STOREFRONT_A_TOPICS,
+} from './handle';
+import { verifyStorefrontA } from './verify';
+
+/** POST /api/commerce/webhook/storefront-a: orders and customers of a connected shop. */
+export function storefrontAReceiver(ctx: ReceiverContext): Router {
+  return storefrontReceiver(ctx, {
+    platform: 'storefront_a',
+    path: '/api/commerce/webhook/storefront-a',
+    headers: {
+      shop: 'x-storefront-a-shop-domain',
+      topic: 'x-storefront-a-topic',
+      deliveryId: 'x-storefront-a-webhook-id',
+    },
+    normaliseShop: normaliseShopDomain,
+    verify: verifyStorefrontA,
+    topics: STOREFRONT_A_TOPICS,
+    readOrder: readStorefrontAOrder,
+    readCustomer: readStorefrontACustomer,
+  });
+}

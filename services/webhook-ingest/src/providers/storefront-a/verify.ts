@@ -1,0 +1,17 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Verification } from '../../receivers/verification';
+import { verifyBodyHmacBase64 } from '../storefront-shared/body-hmac';
+
+export const STOREFRONT_A_SIGNATURE_HEADER = 'x-storefront-a-hmac-sha256';
+
+/**
+ * Storefront A: `x-storefront-a-hmac-sha256` = base64 HMAC-SHA256 of the raw body, keyed by
+ * the connection's webhook secret. Pure: no clock, no database.
+ */
+export function verifyStorefrontA(
+  rawBody: Buffer,
+  headers: IncomingHttpHeaders,
+  secret: string,
+): Verification {
+  return verifyBodyHmacBase64(STOREFRONT_A_SIGNATURE_HEADER, rawBody, headers, secret);
+}

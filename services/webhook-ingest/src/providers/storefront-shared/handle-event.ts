@@ -1,0 +1,43 @@
+import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import { storeOrder, upsertContact, type StorefrontConnectionRef } from './store-order';
+import type { StorefrontEvent } from './storefront-event';
+
+/**
+ * Stores one claimed storefront delivery in its connection's tenant (under row-level
+ * security, in the ledger's transaction) and says what was done, for the ledger. The
+ * detail names record ids only: no email or other personal data in the ledger's notes.
+ */
+export async function handleStorefrontEvent(
+  scope: DeliveryScope,
+  connection: StorefrontConnectionRef,
+  event: StorefrontEvent,
+): Promise<Outcome> {
+  const tenantId = connection.tenantId;
+  switch (event.kind) {
+    case 'ignored':
+      return { outcome: 'ignored', tenantId, detail: event.reason };
+    case 'customer': {
+      const customer = event.contact;
+      // Contacts are keyed by email: one without cannot be matched to anything later.
+      if (!customer) return { outcome: 'ignored', tenantId, detail: 'customer has no email' };
+      const contact = await scope.asTenant(tenantId, (trx) =>
+        upsertContact(trx, connection, customer),
+      );
+      return {
+        outcome: 'processed',
+        tenantId,
+        detail: `contact ${contact.id} ${contact.created ? 'created' : 'updated'}`,
+      };
+    }
+    case 'order': {
+      const order = await scope.asTenant(tenantId, (trx) =>
+        storeOrder(trx, connection, event.order),
+      );
+      return {
+        outcome: 'processed',
+        tenantId,
+        detail: `order ${order.id} ${order.created ? 'created' : 'updated'}`,
+      };
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { parseJsonBody } from '../../receivers/parse-json';
+import { unprocessable } from '../../receivers/verification';
+
+/**
+ * Field readers shared by both storefronts' payload schemas. Platforms send `null`, `""` and
+ * numbers-as-strings freely, so every optional field accepts those and normalises to
+ * `string | null`; a field of the wrong type makes the whole delivery a 400 (after
+ * verification), never a 500.
+ */
+const blankToNull = (value: string | number | null | undefined): string | null => {
+  if (value === null || value === undefined) return null;
+  const trimmed = String(value).trim();
+  return trimmed === '' ? null : trimmed;
+};
+
+export const text = (max: number) => z.string().max(max).nullish().transform(blankToNull);
+
+/** Order numbers and the like: `1001` or `"#1001"`. */
+export const textOrNumber = (max: number) =>
+  z
+    .union([z.string().max(max), z.number()])
+    .nullish()
+    .transform(blankToNull);
+
+/** Contacts are unique per tenant by lower-cased email (crm_contacts_email). */
+export const email = z
+  .string()
+  .max(320)
+  .nullish()
+  .transform((value) => blankToNull(value)?.toLowerCase() ?? null);
+
+// numeric(16, 2) holds 14 digits before the point and rounds extra decimals: 13 digits
+// leave room for that rounding (9999999999999.999 -> 10000000000000.00) without overflow.
+const DECIMAL = /^-?\d{1,13}(\.\d+)?$/;
+export const decimal = z
+  .union([z.string().max(40), z.number()])
+  .nullish()
+  .transform(blankToNull)
+  .refine((value) => value === null || DECIMAL.test(value), {
+    message: 'expected a decimal amount',
+  });
+
+/** Parses `payload` with `schema`, or answers 400 naming the fields at fault (never their values). */
+export function readShape<T>(schema: z.ZodType<T>, payload: unknown, what: string): T {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  throw unprocessable(`The ${what} payload does not have the expected shape`, {
+    issues: parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.'),
+      message: issue.message,
+    })),
+  });
+}
+
+const MAX_DEPTH = 64;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Postgres text and jsonb refuse NUL and unpaired surrogates, which JSON can still carry. */
+function storableString(value: string): string {
+  return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd');
+}
+
+function storable(value: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) {
+    throw unprocessable(`The request body nests deeper than ${MAX_DEPTH} levels`);
+  }
+  if (typeof value === 'string') return storableString(value);
+  if (Array.isArray(value)) return value.map((item) => storable(item, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    // fromEntries defines properties, so a `__proto__` key stays a plain key.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [storableString(key), storable(item, depth + 1)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * The verified body as JSON Postgres can store: not JSON -> 400; strings Postgres would
+ * refuse are cleaned, so a verified sender cannot turn a delivery into a 500.
+ */
+export function readStorablePayload(rawBody: Buffer): unknown {
+  return storable(parseJsonBody(rawBody), 0);
+}
