@@ -1,0 +1,81 @@
+import { rawBody } from '@crm/shared/http';
+import { Router, type RequestHandler } from 'express';
+import { deliveryIdFrom } from '../../receivers/delivery-id';
+import { recordDelivery, type Outcome } from '../../ledger/record-delivery';
+import { parseJsonBody } from '../../receivers/parse-json';
+import type { ReceiverContext } from '../../receivers/receiver-context';
+import { secretNotConfigured } from '../../receivers/verification';
+import { handleSubscriptionChange } from './handle';
+import {
+  isSubscriptionEvent,
+  parseBillingEvent,
+  subscriptionChangeFrom,
+} from './subscription-change';
+import { verify } from './verify';
+
+export const BILLING_PATH = '/api/webhooks/billing';
+
+/**
+ * SPEC.md (Inbound webhook receivers): our own subscription provider. GET is the readiness
+ * probe; POST is verified (billing-signature, Stripe scheme) on the raw bytes, then the event
+ * updates the tenant's subscription record and plan. Every verified event is recorded once in
+ * the ledger under its event id; a redelivery is acknowledged and changes nothing.
+ */
+export function billingReceiver(ctx: ReceiverContext): Router {
+  const router = Router();
+  router.get(BILLING_PATH, (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.post(BILLING_PATH, requireSecret(ctx), rawBody(ctx.bodyLimitBytes), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const secret = ctx.config.BILLING_WEBHOOK_SECRET ?? '';
+    const verification = verify(raw, req.headers, secret, new Date());
+    if (!verification.ok) throw verification.rejection;
+
+    // Shape errors are answered (400) before the ledger is touched: nothing is written.
+    const event = parseBillingEvent(parseJsonBody(raw));
+    const change = isSubscriptionEvent(event.type)
+      ? subscriptionChangeFrom(event.type, event.data?.object)
+      : undefined;
+    const recorded = await recordDelivery(
+      ctx.db,
+      {
+        provider: 'billing',
+        deliveryId: deliveryIdFrom(event.id, raw),
+        eventType: event.type,
+        rawBody: raw,
+        contentType: req.headers['content-type'],
+        verification: 'verified',
+      },
+      async (scope) =>
+        change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type),
+    );
+    ctx.logger.info(
+      {
+        provider: 'billing',
+        eventType: event.type,
+        outcome: recorded.duplicate ? 'duplicate' : recorded.result.outcome,
+      },
+      'billing webhook received',
+    );
+    res.json(recorded.duplicate ? { received: true, duplicate: true } : { received: true });
+  });
+  return router;
+}
+
+/** SPEC.md: with no secret the receiver refuses (503), before reading or checking anything. */
+function requireSecret(ctx: ReceiverContext): RequestHandler {
+  return (_req, _res, next) => {
+    next(ctx.config.BILLING_WEBHOOK_SECRET ? undefined : secretNotConfigured('billing'));
+  };
+}
+
+/** A type we do not handle, or an invoice or checkout that concerns no subscription. */
+function ignored(type: string): Outcome {
+  return {
+    outcome: 'ignored',
+    detail: isSubscriptionEvent(type)
+      ? `${type} without a subscription`
+      : `Event type ${type} is not handled`,
+  };
+}

@@ -1,0 +1,58 @@
+import { bodyDigestId } from '../../receivers/delivery-id';
+import { unprocessable } from '../../receivers/verification';
+import { minorToMajor } from './amounts';
+import { verifyBodyHmacHex } from './body-hmac';
+import { at, currencyCode, emailAddress, text } from './payload';
+import type { PaymentKind, PaymentProviderModule } from './payment-event';
+
+export const LEMONSQUEEZY_SIGNATURE_HEADER = 'X-Signature';
+
+const KINDS: Record<string, PaymentKind> = {
+  order_created: 'payment.succeeded',
+  subscription_payment_success: 'payment.succeeded',
+  subscription_payment_failed: 'payment.failed',
+  order_refunded: 'payment.refunded',
+};
+
+/** Lemon Squeezy: hex HMAC-SHA256 of the raw body in X-Signature. */
+export const lemonsqueezy: PaymentProviderModule = {
+  verify(rawBody, headers, secret) {
+    return verifyBodyHmacHex(rawBody, headers, LEMONSQUEEZY_SIGNATURE_HEADER, secret);
+  },
+
+  /**
+   * Lemon Squeezy sends no event id: `meta.event_name` names the event and `data` is the
+   * order or subscription invoice, so the event is keyed by name and object id. A second
+   * partial refund of one order is a new event with the same name and id, so refunds also
+   * carry the refunded total. Amounts are in cents.
+   */
+  normalize(body, rawBody) {
+    const eventType = text(at(body, 'meta', 'event_name'));
+    if (!eventType) {
+      throw unprocessable('The body is not a Lemon Squeezy event (meta.event_name required)');
+    }
+    const data = at(body, 'data');
+    const attributes = at(data, 'attributes');
+    const objectId = text(at(data, 'id'), 100);
+    const kind = KINDS[eventType];
+    const refunded = kind === 'payment.refunded' ? at(attributes, 'refunded_amount') : undefined;
+    const eventId = objectId
+      ? [eventType, text(at(data, 'type'), 50) ?? 'object', objectId, text(refunded, 30)]
+          .filter(Boolean)
+          .join(':')
+      : bodyDigestId(rawBody);
+    if (!kind) return { eventId, eventType, payment: null };
+    const currency = currencyCode(at(attributes, 'currency'));
+    return {
+      eventId,
+      eventType,
+      payment: {
+        externalEventId: eventId,
+        kind,
+        amount: minorToMajor(refunded ?? at(attributes, 'total'), currency),
+        currency,
+        email: emailAddress(at(attributes, 'user_email')),
+      },
+    };
+  },
+};

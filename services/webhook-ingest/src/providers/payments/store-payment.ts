@@ -1,0 +1,83 @@
+import { writeEvent } from '@crm/shared/events';
+import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import type { NormalizedPayment, PaymentProvider } from './payment-event';
+
+export interface PaymentConnection {
+  tenantId: string;
+  connectionId: string;
+  provider: PaymentProvider;
+}
+
+/**
+ * Stores one payment activity for the connection's tenant: the `payment_events` row (linked
+ * to the tenant's contact with the payer's email, when there is one) and its
+ * `payment.succeeded` / `payment.failed` / `payment.refunded` event, in the delivery's
+ * transaction. An event id already stored for the connection writes nothing more.
+ */
+export async function storePayment(
+  { asTenant }: DeliveryScope,
+  connection: PaymentConnection,
+  payment: NormalizedPayment,
+  payload: unknown,
+): Promise<Outcome> {
+  const { tenantId, connectionId, provider } = connection;
+  return asTenant(tenantId, async (trx) => {
+    const contact = payment.email
+      ? await trx
+          .selectFrom('crm_contacts')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('email', '=', payment.email)
+          .executeTakeFirst()
+      : undefined;
+    const stored = await trx
+      .insertInto('payment_events')
+      .values({
+        tenant_id: tenantId,
+        connection_id: connectionId,
+        provider,
+        external_event_id: payment.externalEventId,
+        kind: payment.kind,
+        amount: payment.amount,
+        currency: payment.currency,
+        email: payment.email,
+        contact_id: contact?.id ?? null,
+        payload: JSON.stringify(withoutNul(payload)),
+      })
+      .onConflict((oc) => oc.columns(['connection_id', 'external_event_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!stored) return { outcome: 'ignored', tenantId, detail: 'Payment event already stored' };
+    await writeEvent(trx, {
+      type: payment.kind,
+      tenant_id: tenantId,
+      record: { module: 'payments', id: stored.id },
+      data: {
+        provider,
+        connection_id: connectionId,
+        external_event_id: payment.externalEventId,
+        amount: payment.amount,
+        currency: payment.currency,
+        email: payment.email,
+        contact_id: contact?.id ?? null,
+      },
+    });
+    return {
+      outcome: 'processed',
+      tenantId,
+      detail: [payment.kind, payment.amount, payment.currency].filter(Boolean).join(' '),
+    };
+  });
+}
+
+/** Postgres jsonb cannot hold U+0000 (in values or keys); the raw body keeps it in the ledger. */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '');
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key.replaceAll('\u0000', ''), withoutNul(item)]),
+    );
+  }
+  return value;
+}
