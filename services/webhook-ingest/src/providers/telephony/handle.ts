@@ -1,0 +1,58 @@
+import { writeEvent } from '@crm/shared/events';
+import { sql } from 'kysely';
+import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import { findTelephonyNumbers } from '../../tenancy/cross-tenant-lookups';
+import { ownNumberFirst, type CallUpdate } from './call-params';
+
+/**
+ * Stores a verified status callback: the call log of (tenant, CallSid) is created or replaced
+ * by this delivery's values. Last delivery wins: providers send a call's statuses in order
+ * and each carries the whole call, so no status ranking is attempted. One event per delivery:
+ * `call.completed` when the call ended normally, `call.status_changed` for every other status.
+ */
+export async function handleCallDelivery(
+  scope: DeliveryScope,
+  call: CallUpdate | undefined,
+  payload: Record<string, string | string[]>,
+): Promise<Outcome> {
+  if (!call) return { outcome: 'ignored', detail: 'no CallSid or CallStatus' };
+  const candidates = ownNumberFirst(call);
+  const owners = await findTelephonyNumbers(scope.trx, candidates);
+  const ownNumber = candidates.find((number) => owners.has(number));
+  const owner = ownNumber === undefined ? undefined : owners.get(ownNumber);
+  if (!owner) return { outcome: 'unmatched', detail: 'neither number belongs to a tenant' };
+
+  await scope.asTenant(owner.tenantId, async (trx) => {
+    const values = {
+      number_id: owner.numberId,
+      status: call.status,
+      direction: call.direction,
+      from_number: call.from,
+      to_number: call.to,
+      duration_seconds: call.durationSeconds,
+      payload: JSON.stringify(payload),
+    };
+    const log = await trx
+      .insertInto('call_logs')
+      .values({ tenant_id: owner.tenantId, call_id: call.callSid, ...values })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'call_id']).doUpdateSet({ ...values, updated_at: sql`now()` }),
+      )
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await writeEvent(trx, {
+      type: call.status === 'completed' ? 'call.completed' : 'call.status_changed',
+      tenant_id: owner.tenantId,
+      record: { module: 'call_logs', id: log.id },
+      data: {
+        call_id: call.callSid,
+        status: call.status,
+        direction: call.direction,
+        from: call.from,
+        to: call.to,
+        duration_seconds: call.durationSeconds,
+      },
+    });
+  });
+  return { outcome: 'processed', tenantId: owner.tenantId, detail: `call ${call.status}` };
+}

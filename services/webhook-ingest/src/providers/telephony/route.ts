@@ -1,0 +1,73 @@
+import { rawBody } from '@crm/shared/http';
+import { Router, type Request } from 'express';
+import { recordDelivery } from '../../ledger/record-delivery';
+import { bodyDigestId, deliveryIdFrom } from '../../receivers/delivery-id';
+import type { ReceiverContext } from '../../receivers/receiver-context';
+import { headerValue, secretNotConfigured } from '../../receivers/verification';
+import { readCallUpdate, type CallUpdate } from './call-params';
+import { paramsAsJson, parseFormParams, storableParams } from './form-params';
+import { handleCallDelivery } from './handle';
+import { verify } from './verify';
+
+export const TELEPHONY_PATH = '/api/communications/webhooks';
+const PROVIDER = 'telephony';
+/** What Twilio expects back from a status callback: valid TwiML that does nothing. */
+export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
+
+/**
+ * SPEC.md (Inbound webhook receivers, telephony): call status callbacks, form-encoded and
+ * signed the Twilio way over the PUBLIC URL (PUBLIC_BASE_URL + the path and query as the caller
+ * sent them to the gateway; the gateway forwards both untouched). No auth token configured:
+ * 503 `Webhook secret not configured`, since an unverifiable callback must not be stored.
+ */
+export function telephonyReceiver(ctx: ReceiverContext): Router {
+  const router = Router();
+
+  router.post(TELEPHONY_PATH, rawBody(ctx.bodyLimitBytes), async (req, res) => {
+    const authToken = ctx.config.TELEPHONY_AUTH_TOKEN;
+    if (!authToken) throw secretNotConfigured(PROVIDER);
+    const body = bytesOf(req);
+    const verification = verify(
+      body,
+      req.headers,
+      authToken,
+      ctx.config.PUBLIC_BASE_URL + req.originalUrl,
+    );
+    if (!verification.ok) throw verification.rejection;
+
+    const params = storableParams(parseFormParams(body));
+    const call = readCallUpdate(params);
+    await recordDelivery(
+      ctx.db,
+      {
+        provider: PROVIDER,
+        deliveryId: deliveryIdOf(req, call, body),
+        eventType: call?.status ?? null,
+        rawBody: body,
+        contentType: req.get('content-type'),
+        verification: 'verified',
+      },
+      (scope) => handleCallDelivery(scope, call, paramsAsJson(params)),
+    );
+    // Duplicates included: Twilio only needs a 2xx and TwiML; a body it cannot parse is logged
+    // as an error in the customer's console.
+    res.status(200).type('text/xml').send(EMPTY_TWIML);
+  });
+
+  return router;
+}
+
+/**
+ * Twilio's per-delivery idempotency token when sent (its retries repeat it); else one
+ * delivery per call status; else the body digest.
+ */
+function deliveryIdOf(req: Request, call: CallUpdate | undefined, body: Buffer): string {
+  const token = headerValue(req.headers, 'i-twilio-idempotency-token');
+  if (token) return deliveryIdFrom(token, body);
+  if (call) return deliveryIdFrom(`${call.callSid}:${call.status}`, body);
+  return bodyDigestId(body);
+}
+
+function bytesOf(req: Request): Buffer {
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+}
