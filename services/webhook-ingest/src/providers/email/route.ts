@@ -1,0 +1,52 @@
+import { rawBody } from '@crm/shared/http';
+import { Router, type Request, type Response } from 'express';
+import { recordDelivery } from '../../ledger/record-delivery';
+import { deliveryIdFrom } from '../../receivers/delivery-id';
+import { parseJsonBody } from '../../receivers/parse-json';
+import type { ReceiverContext } from '../../receivers/receiver-context';
+import { headerValue, secretNotConfigured } from '../../receivers/verification';
+import { parseEmailEvent } from './event';
+import { handleEmailEvent } from './handle';
+import { EMAIL_HEADERS, verifyEmailSignature } from './verify';
+
+export const EMAIL_PATH = '/api/webhooks/email';
+
+/**
+ * SPEC.md (Inbound webhook receivers, email): POST only. Refusals, in order: secret unset ->
+ * 503 `Webhook secret not configured` (our choice; SPEC.md leaves it open, and it matches the
+ * network receiver's); bad, missing or stale signature -> 401; verified but unreadable body ->
+ * 400. None of them writes anything, not even the ledger.
+ */
+export function emailReceiver(ctx: ReceiverContext): Router {
+  const router = Router();
+
+  router.post(EMAIL_PATH, rawBody(ctx.bodyLimitBytes), async (req: Request, res: Response) => {
+    const secret = ctx.config.EMAIL_WEBHOOK_SECRET;
+    if (!secret) throw secretNotConfigured('email');
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const verification = verifyEmailSignature(body, req.headers, secret, new Date());
+    if (!verification.ok) throw verification.rejection;
+
+    const event = parseEmailEvent(parseJsonBody(body));
+    const recorded = await recordDelivery(
+      ctx.db,
+      {
+        provider: 'email',
+        // Standard Webhooks: the message id is stable across the provider's retries.
+        deliveryId: deliveryIdFrom(headerValue(req.headers, EMAIL_HEADERS.id), body),
+        eventType: event.type,
+        rawBody: body,
+        contentType: req.get('content-type'),
+        verification: 'verified',
+      },
+      (scope) => handleEmailEvent(scope, event),
+    );
+    if (recorded.duplicate) {
+      res.json({ received: true, duplicate: true });
+      return;
+    }
+    res.json(recorded.result.response);
+  });
+
+  return router;
+}

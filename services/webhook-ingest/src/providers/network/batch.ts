@@ -1,0 +1,115 @@
+import { sha256Hex } from '@crm/shared/crypto';
+import { unprocessable } from '../../receivers/verification';
+import { activityKindOf, type NetworkActivityKind } from './activity-kinds';
+import { storableJson, storableText, storableTimestamp } from './storable';
+
+/** Largest number of events one delivery may carry; more is refused with 400, nothing written. */
+export const MAX_EVENTS_PER_DELIVERY = 5000;
+const MAX_ID_LENGTH = 200;
+
+/** One supported event, normalised for `network_events` and ready to match to an account. */
+export interface NetworkActivity {
+  externalAccountId: string;
+  externalEventId: string | null;
+  kind: NetworkActivityKind;
+  eventType: string;
+  /** jsonb input text, or null when the event names no actor. */
+  actor: string | null;
+  occurredAt: Date | null;
+  /** The whole event as sent, as jsonb input text. */
+  payload: string;
+}
+
+export interface ClassifiedBatch {
+  activities: NetworkActivity[];
+  /** Not an object, or a `type` missing from the mapping table. */
+  unsupported: number;
+  /** A supported event that names no account id (it can match no account). */
+  withoutAccount: number;
+  /** The ledger's event type: the event's type, or `batch` for a batch delivery. */
+  eventType: string | null;
+}
+
+/**
+ * The delivery's events. A partner sends one event object, `{ events: [...] }`, or a top-level
+ * array; all three are accepted. Any other JSON (a string, a number, `events` that is not an
+ * array) or more than MAX_EVENTS_PER_DELIVERY events is a 400.
+ */
+export function eventsOf(body: unknown): { events: unknown[]; isBatch: boolean } {
+  let events: unknown[];
+  let isBatch = true;
+  if (Array.isArray(body)) events = body;
+  else if (isObject(body) && 'events' in body) {
+    if (!Array.isArray(body.events)) throw unprocessable('`events` must be an array of events');
+    events = body.events;
+  } else if (isObject(body)) {
+    events = [body];
+    isBatch = false;
+  } else {
+    throw unprocessable(
+      'The body must be an event object, { events: [...] } or an array of events',
+    );
+  }
+  if (events.length > MAX_EVENTS_PER_DELIVERY) {
+    throw unprocessable(`A delivery may carry at most ${MAX_EVENTS_PER_DELIVERY} events`, {
+      limit: MAX_EVENTS_PER_DELIVERY,
+      received: events.length,
+    });
+  }
+  return { events, isBatch };
+}
+
+/** Splits a delivery's events into storable activities and the counts of those it drops. */
+export function classifyBatch(body: unknown): ClassifiedBatch {
+  const { events, isBatch } = eventsOf(body);
+  const batch: ClassifiedBatch = {
+    activities: [],
+    unsupported: 0,
+    withoutAccount: 0,
+    eventType: isBatch ? 'batch' : typeOf(events[0]),
+  };
+  for (const event of events) {
+    const kind = isObject(event) ? activityKindOf(event.type) : undefined;
+    if (!isObject(event) || !kind) {
+      batch.unsupported += 1;
+      continue;
+    }
+    const externalAccountId = idOf(event.account_id);
+    if (externalAccountId === null) {
+      batch.withoutAccount += 1;
+      continue;
+    }
+    batch.activities.push({
+      externalAccountId,
+      externalEventId: idOf(event.id),
+      kind,
+      eventType: event.type as string,
+      actor: event.actor === undefined || event.actor === null ? null : storableJson(event.actor),
+      occurredAt: storableTimestamp(event.occurred_at),
+      payload: storableJson(event),
+    });
+  }
+  return batch;
+}
+
+function typeOf(event: unknown): string | null {
+  const type = isObject(event) ? event.type : undefined;
+  return typeof type === 'string' ? storableText(type).slice(0, MAX_ID_LENGTH) : null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A partner id (string or number) as stored text; absent or empty -> null. Ids longer than 200
+ * are digested: a unique index cannot hold an arbitrarily long key, and equal ids still collide.
+ */
+function idOf(value: unknown): string | null {
+  if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
+    return null;
+  }
+  const id = storableText(String(value).trim());
+  if (id === '') return null;
+  return id.length <= MAX_ID_LENGTH ? id : `sha256:${sha256Hex(id)}`;
+}

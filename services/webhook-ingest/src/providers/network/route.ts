@@ -1,0 +1,66 @@
+import { rawBody } from '@crm/shared/http';
+import { Router, type Request, type Response } from 'express';
+import { recordDelivery } from '../../ledger/record-delivery';
+import { bodyDigestId } from '../../receivers/delivery-id';
+import { parseJsonBody } from '../../receivers/parse-json';
+import type { ReceiverContext } from '../../receivers/receiver-context';
+import { secretNotConfigured, unprocessable } from '../../receivers/verification';
+import { classifyBatch } from './batch';
+import { handleNetworkBatch } from './handle';
+import { verifyNetworkSignature } from './verify';
+
+export const NETWORK_PATH = '/api/webhooks/network';
+
+/**
+ * SPEC.md (Inbound webhook receivers, network): GET is the partner's readiness probe and
+ * challenge handshake; POST carries signed activity: one event object, `{ events: [...] }` or
+ * a top-level array, at most 5,000 events. POST refusals, in order: secret unset -> 503; a
+ * missing, malformed, stale or wrong signature -> 401; a verified body that is not JSON, not
+ * one of those shapes, or over the limit -> 400. None of them writes anything, not even the
+ * ledger. Otherwise 200 `{ ok, inserted, unmatched, unsupported }`.
+ */
+export function networkReceiver(ctx: ReceiverContext): Router {
+  const router = Router();
+
+  router.get(NETWORK_PATH, (req: Request, res: Response) => {
+    const challenge = req.query.challenge;
+    if (challenge === undefined) {
+      res.json({ ok: true, status: 'ready' });
+      return;
+    }
+    if (typeof challenge !== 'string') throw unprocessable('`challenge` must be a single value');
+    // The value is reflected verbatim: plain text that browsers must not sniff into HTML.
+    res.set('X-Content-Type-Options', 'nosniff').type('text/plain').send(challenge);
+  });
+
+  router.post(NETWORK_PATH, rawBody(ctx.bodyLimitBytes), async (req: Request, res: Response) => {
+    const secret = ctx.config.NETWORK_WEBHOOK_SECRET;
+    if (!secret) throw secretNotConfigured('network');
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const verification = verifyNetworkSignature(body, req.headers, secret, new Date());
+    if (!verification.ok) throw verification.rejection;
+
+    // Shape problems are answered (400) before the delivery is claimed: nothing is written.
+    const batch = classifyBatch(parseJsonBody(body));
+    const recorded = await recordDelivery(
+      ctx.db,
+      {
+        provider: 'network',
+        // The signed timestamp is in the header, so a redelivery carries the same bytes.
+        deliveryId: bodyDigestId(body),
+        eventType: batch.eventType,
+        rawBody: body,
+        contentType: req.get('content-type'),
+        verification: 'verified',
+      },
+      (scope) => handleNetworkBatch(scope, batch),
+    );
+    if (recorded.duplicate) {
+      res.json({ ok: true, inserted: 0, unmatched: 0, unsupported: 0, duplicate: true });
+      return;
+    }
+    res.json({ ok: true, ...recorded.result.counts });
+  });
+
+  return router;
+}
