@@ -1,8 +1,6 @@
-import { withTenant, type Database } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
 import { requireRole } from '@crm/shared/identity';
 import type { Request } from 'express';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 
 /**
@@ -94,32 +92,4 @@ export function alreadyConnected(what: string, details: Record<string, string>) 
     `${what} is already connected, in this workspace or another one`,
     details,
   );
-}
-
-type ConnectionTable =
-  | 'network_accounts'
-  | 'messaging_accounts'
-  | 'telephony_numbers'
-  | 'storefront_connections'
-  | 'payment_connections';
-
-/**
- * Deletes one of the tenant's rows of `table` (inside its RLS scope, so another tenant's id
- * simply matches nothing); true when a row was deleted.
- */
-export async function deleteTenantRow(
-  db: Kysely<Database>,
-  tenantId: string,
-  table: ConnectionTable,
-  id: string,
-): Promise<boolean> {
-  const deleted = await withTenant(db, tenantId, (trx) =>
-    trx
-      .deleteFrom(table)
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .returning('id')
-      .executeTakeFirst(),
-  );
-  return deleted !== undefined;
 }

@@ -1,19 +1,18 @@
 import { PAYMENT_PROVIDERS, withTenant, type PaymentProvider } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import {
   bodySchema,
   canManageIntegrations,
-  deleteTenantRow,
   idParam,
   nameField,
   someChange,
   webhookSecretField,
 } from './admin-rules';
+import { tenantResourceRoutes } from './tenant-resource-routes';
 
 const NOT_FOUND = 'Payment connection not found';
 const SORTABLE = ['created_at', 'provider', 'name'] as const;
@@ -49,13 +48,29 @@ const filtersSchema = z.object({ provider: providerField.optional() });
  * delivery. The secret is sealed at rest and never returned.
  */
 export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
-  const router = Router();
   const present = <T extends { id: string; provider: PaymentProvider }>(row: T) => ({
     ...row,
     hasWebhookSecret: true as const,
     webhookUrl: `${ctx.config.PUBLIC_BASE_URL}/api/payments/webhook?provider=${row.provider}&connection=${row.id}`,
   });
 
+  const router = tenantResourceRoutes(ctx, {
+    table: 'payment_connections',
+    columns: COLUMNS,
+    sortable: SORTABLE,
+    rowKey: 'connection',
+    notFoundMessage: NOT_FOUND,
+    // Removing a connection also removes its stored payment events (the schema cascades).
+    removedMessage: 'Payment connection removed',
+    present,
+    listFilter: (req) => {
+      const filters = validate(filtersSchema, { provider: req.query.provider }, 'filters');
+      return (rows) => (filters.provider ? rows.where('provider', '=', filters.provider) : rows);
+    },
+  });
+
+  // Not the shared create: a payment connection has no unique key but its generated id (the
+  // receiver URL addresses it by id), so there is no conflict to answer with a 409.
   router.post('/', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
     const { tenantId } = identityOf(req);
     const input = validate(createSchema, req.body, 'payment connection');
@@ -76,36 +91,6 @@ export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
       { connection: present(connection) },
       { status: 201, message: 'Payment provider connected' },
     );
-  });
-
-  router.get('/', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, { sortable: SORTABLE, defaultSortBy: 'created_at' });
-    const filters = validate(filtersSchema, { provider: req.query.provider }, 'filters');
-    const result = await withTenant(ctx.db, tenantId, (trx) => {
-      let query = trx
-        .selectFrom('payment_connections')
-        .select([...COLUMNS])
-        .where('tenant_id', '=', tenantId);
-      if (filters.provider) query = query.where('provider', '=', filters.provider);
-      return paginate(query, page, 'id');
-    });
-    res.json({ ...result, items: result.items.map(present) });
-  });
-
-  router.get('/:id', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .selectFrom('payment_connections')
-        .select([...COLUMNS])
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .executeTakeFirst(),
-    );
-    if (!connection) throw errors.notFound(NOT_FOUND);
-    sendSuccess(res, { connection: present(connection) });
   });
 
   router.patch('/:id', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
@@ -132,16 +117,6 @@ export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
       { connection: present(connection) },
       { message: 'Payment connection updated' },
     );
-  });
-
-  // Removing a connection also removes its stored payment events (the schema cascades).
-  router.delete('/:id', canManageIntegrations, async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    if (!(await deleteTenantRow(ctx.db, tenantId, 'payment_connections', id))) {
-      throw errors.notFound(NOT_FOUND);
-    }
-    sendSuccess(res, { id }, { message: 'Payment connection removed' });
   });
 
   return router;

@@ -1,7 +1,6 @@
 import { STOREFRONT_PLATFORMS, withTenant } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -10,7 +9,6 @@ import {
   alreadyConnected,
   bodySchema,
   canManageIntegrations,
-  deleteTenantRow,
   idParam,
   nameField,
   someChange,
@@ -18,6 +16,7 @@ import {
   webhookSecretField,
 } from './admin-rules';
 import { shopIdentifierFor } from './shop-identifier';
+import { tenantResourceRoutes } from './tenant-resource-routes';
 
 type Platform = (typeof STOREFRONT_PLATFORMS)[number];
 
@@ -70,7 +69,6 @@ const filtersSchema = z.object({ platform: platformField.optional() });
  * (SPEC.md).
  */
 export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
-  const router = Router();
   const webhookUrlOf = (platform: Platform) =>
     `${ctx.config.PUBLIC_BASE_URL}/api/commerce/webhook/${platform.replace('_', '-')}`;
   const present = <T extends { platform: Platform }>(row: T) => ({
@@ -78,65 +76,43 @@ export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
     webhookUrl: webhookUrlOf(row.platform),
   });
 
-  router.post('/', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const input = validate(createSchema, req.body, 'storefront connection');
-    const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .insertInto('storefront_connections')
-        .values({
-          tenant_id: tenantId,
+  const router = tenantResourceRoutes(ctx, {
+    table: 'storefront_connections',
+    columns: COLUMNS,
+    sortable: SORTABLE,
+    rowKey: 'connection',
+    notFoundMessage: NOT_FOUND,
+    // Removing a connection also removes its stored orders (the schema cascades).
+    removedMessage: 'Storefront connection removed',
+    present,
+    listFilter: (req) => {
+      const filters = validate(filtersSchema, { platform: req.query.platform }, 'filters');
+      return (rows) => (filters.platform ? rows.where('platform', '=', filters.platform) : rows);
+    },
+    create: {
+      what: 'storefront connection',
+      schema: createSchema,
+      insert: (trx, input, tenantId) =>
+        trx
+          .insertInto('storefront_connections')
+          .values({
+            tenant_id: tenantId,
+            platform: input.platform,
+            shop_identifier: input.shop_identifier,
+            name: input.name ?? null,
+            webhook_secret_ciphertext:
+              input.webhookSecret === undefined ? null : ctx.secrets.seal(input.webhookSecret),
+          })
+          .onConflict((oc) => oc.columns(['platform', 'shop_identifier']).doNothing())
+          .returning([...COLUMNS])
+          .executeTakeFirst(),
+      conflict: (input) =>
+        alreadyConnected(`The ${input.platform} shop ${input.shop_identifier}`, {
           platform: input.platform,
           shop_identifier: input.shop_identifier,
-          name: input.name ?? null,
-          webhook_secret_ciphertext:
-            input.webhookSecret === undefined ? null : ctx.secrets.seal(input.webhookSecret),
-        })
-        .onConflict((oc) => oc.columns(['platform', 'shop_identifier']).doNothing())
-        .returning([...COLUMNS])
-        .executeTakeFirst(),
-    );
-    if (!connection) {
-      throw alreadyConnected(`The ${input.platform} shop ${input.shop_identifier}`, {
-        platform: input.platform,
-        shop_identifier: input.shop_identifier,
-      });
-    }
-    sendSuccess(
-      res,
-      { connection: present(connection) },
-      { status: 201, message: 'Storefront connected' },
-    );
-  });
-
-  router.get('/', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, { sortable: SORTABLE, defaultSortBy: 'created_at' });
-    const filters = validate(filtersSchema, { platform: req.query.platform }, 'filters');
-    const result = await withTenant(ctx.db, tenantId, (trx) => {
-      let query = trx
-        .selectFrom('storefront_connections')
-        .select([...COLUMNS])
-        .where('tenant_id', '=', tenantId);
-      if (filters.platform) query = query.where('platform', '=', filters.platform);
-      return paginate(query, page, 'id');
-    });
-    res.json({ ...result, items: result.items.map(present) });
-  });
-
-  router.get('/:id', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .selectFrom('storefront_connections')
-        .select([...COLUMNS])
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .executeTakeFirst(),
-    );
-    if (!connection) throw errors.notFound(NOT_FOUND);
-    sendSuccess(res, { connection: present(connection) });
+        }),
+      message: 'Storefront connected',
+    },
   });
 
   router.patch('/:id', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
@@ -165,16 +141,6 @@ export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
       { connection: present(connection) },
       { message: 'Storefront connection updated' },
     );
-  });
-
-  // Removing a connection also removes its stored orders (the schema cascades).
-  router.delete('/:id', canManageIntegrations, async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    if (!(await deleteTenantRow(ctx.db, tenantId, 'storefront_connections', id))) {
-      throw errors.notFound(NOT_FOUND);
-    }
-    sendSuccess(res, { id }, { message: 'Storefront connection removed' });
   });
 
   return router;

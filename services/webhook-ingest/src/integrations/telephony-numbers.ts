@@ -1,23 +1,11 @@
-import { withTenant } from '@crm/shared/db';
-import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
-import { identityOf } from '@crm/shared/identity';
-import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { ReceiverContext } from '../receivers/receiver-context';
-import {
-  alreadyConnected,
-  bodySchema,
-  canManageIntegrations,
-  deleteTenantRow,
-  idParam,
-  nameField,
-  stringField,
-} from './admin-rules';
+import { alreadyConnected, bodySchema, nameField, stringField } from './admin-rules';
+import { tenantResourceRoutes } from './tenant-resource-routes';
 
 const COLUMNS = ['id', 'phone_number', 'name', 'created_at'] as const;
 const SORTABLE = ['created_at', 'phone_number', 'name'] as const;
-const NOT_FOUND = 'Telephony number not found';
 
 /** Same rule as the column's CHECK. */
 const E164 = /^\+[1-9][0-9]{6,14}$/;
@@ -40,67 +28,31 @@ const createSchema = bodySchema({ phone_number: phoneNumberField, name: nameFiel
  * across tenants.
  */
 export function telephonyNumberRoutes(ctx: ReceiverContext): Router {
-  const router = Router();
-
-  router.post('/', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const input = validate(createSchema, req.body, 'telephony number');
-    const number = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .insertInto('telephony_numbers')
-        .values({ tenant_id: tenantId, phone_number: input.phone_number, name: input.name ?? null })
-        .onConflict((oc) => oc.column('phone_number').doNothing())
-        .returning([...COLUMNS])
-        .executeTakeFirst(),
-    );
-    if (!number) {
-      throw alreadyConnected(`The number ${input.phone_number}`, {
-        phone_number: input.phone_number,
-      });
-    }
-    sendSuccess(res, { number }, { status: 201, message: 'Telephony number connected' });
-  });
-
-  router.get('/', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, { sortable: SORTABLE, defaultSortBy: 'created_at' });
-    const result = await withTenant(ctx.db, tenantId, (trx) =>
-      paginate(
+  return tenantResourceRoutes(ctx, {
+    table: 'telephony_numbers',
+    columns: COLUMNS,
+    sortable: SORTABLE,
+    rowKey: 'number',
+    notFoundMessage: 'Telephony number not found',
+    // Call logs already stored stay; they lose their link to the number (SET NULL).
+    removedMessage: 'Telephony number removed',
+    create: {
+      what: 'telephony number',
+      schema: createSchema,
+      insert: (trx, input, tenantId) =>
         trx
-          .selectFrom('telephony_numbers')
-          .select([...COLUMNS])
-          .where('tenant_id', '=', tenantId),
-        page,
-        'id',
-      ),
-    );
-    res.json(result);
+          .insertInto('telephony_numbers')
+          .values({
+            tenant_id: tenantId,
+            phone_number: input.phone_number,
+            name: input.name ?? null,
+          })
+          .onConflict((oc) => oc.column('phone_number').doNothing())
+          .returning([...COLUMNS])
+          .executeTakeFirst(),
+      conflict: (input) =>
+        alreadyConnected(`The number ${input.phone_number}`, { phone_number: input.phone_number }),
+      message: 'Telephony number connected',
+    },
   });
-
-  router.get('/:id', async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    const number = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .selectFrom('telephony_numbers')
-        .select([...COLUMNS])
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .executeTakeFirst(),
-    );
-    if (!number) throw errors.notFound(NOT_FOUND);
-    sendSuccess(res, { number });
-  });
-
-  // Call logs already stored stay; they lose their link to the number (SET NULL).
-  router.delete('/:id', canManageIntegrations, async (req, res) => {
-    const { tenantId } = identityOf(req);
-    const id = idParam(req, NOT_FOUND);
-    if (!(await deleteTenantRow(ctx.db, tenantId, 'telephony_numbers', id))) {
-      throw errors.notFound(NOT_FOUND);
-    }
-    sendSuccess(res, { id }, { message: 'Telephony number removed' });
-  });
-
-  return router;
 }
