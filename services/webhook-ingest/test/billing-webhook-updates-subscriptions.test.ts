@@ -392,6 +392,57 @@ describe('verified events that change nothing are acknowledged with 200', () => 
   });
 });
 
+describe('verified bodies Postgres could not store as sent', () => {
+  it('"\\u0000" and a lone surrogate in strings and keys: stored with U+FFFD, 200 (not a 500)', async () => {
+    const tenantId = await newTenant();
+    const sub = subscription({
+      customer: `cus_${uid()}\u0000x`,
+      metadata: { tenant_id: tenantId, 'note\u0000': 'a\u0000b \ud800' },
+    });
+    const event = stripeEvent('customer.subscription.created', sub, `evt_${uid()}\u0000`);
+    // JSON.stringify writes both as escapes (`\u0000`, `\ud800`): the bytes a sender would send.
+    expect(event.payload).toContain('\\u0000');
+    expect(event.payload).toContain('\\ud800');
+
+    const res = await post(event.payload);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true });
+    expect(await subscriptionsOf(tenantId)).toEqual([
+      expect.objectContaining({
+        provider_subscription_id: sub.id,
+        provider_customer_id: (sub.customer as string).replace('\u0000', '\uFFFD'),
+        status: 'active',
+      }),
+    ]);
+    expect(await ledgerRow(event.id.replace('\u0000', '\uFFFD'))).toMatchObject({
+      tenant_id: tenantId,
+      outcome: 'processed',
+    });
+  });
+
+  it('a signed body nested 10,000 levels deep: 400, nothing written', async () => {
+    const tenantId = await newTenant();
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const event = stripeEvent(
+      'customer.subscription.created',
+      subscription({ metadata: { tenant_id: tenantId, deep: 'DEEP' } }),
+    );
+    const body = event.payload.replace('"DEEP"', deep);
+    const before = await writesFor(tenantId);
+    const res = await post(body, sign(body));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Webhook processing failed',
+      code: 'INVALID_REQUEST',
+      message: 'The request body nests deeper than 64 levels',
+      details: null,
+    });
+    expect(await writesFor(tenantId)).toEqual(before);
+    expect(await ledgerRow(event.id)).toBeUndefined();
+  });
+});
+
 describe('refused deliveries write nothing', () => {
   let tenantId: string;
   let payload: string;

@@ -587,7 +587,7 @@ describe('with MESSAGING_APP_SECRET: refused deliveries write nothing', () => {
       success: false,
       error: 'Webhook processing failed',
       code: 'INVALID_REQUEST',
-      message: 'The request body nests deeper than 32 levels',
+      message: 'The request body nests deeper than 64 levels',
       details: null,
     });
     expect(await everything(tenant.tenantId)).toEqual(before);

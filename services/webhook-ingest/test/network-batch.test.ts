@@ -4,6 +4,7 @@ import {
   NETWORK_ACTIVITY_KIND_BY_TYPE,
 } from '../src/providers/network/activity-kinds';
 import { classifyBatch, eventsOf, MAX_EVENTS_PER_DELIVERY } from '../src/providers/network/batch';
+import { parseJsonBody } from '../src/receivers/parse-json';
 
 /**
  * The network receiver's pure steps: the one type -> kind mapping table, the accepted body
@@ -148,8 +149,11 @@ describe('classifyBatch', () => {
   });
 
   it('replaces NUL and unpaired surrogates (which Postgres refuses) in ids, keys and values', () => {
-    const event = JSON.parse(
-      '{"id":"e\\u0000","type":"MESSAGE_RECEIVED","account_id":"acc","actor":{"n\\u0000":"\\ud800x"}}',
+    // The receiver classifies what parseJsonBody returns, which is where they are replaced.
+    const event = parseJsonBody(
+      Buffer.from(
+        '{"id":"e\\u0000","type":"MESSAGE_RECEIVED","account_id":"acc","actor":{"n\\u0000":"\\ud800x"}}',
+      ),
     );
     const [activity] = classifyBatch(event).activities;
     expect(activity.externalEventId).toBe('e\uFFFD');

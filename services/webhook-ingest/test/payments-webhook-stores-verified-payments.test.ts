@@ -472,6 +472,41 @@ describe.each(CASES)('$provider', (providerCase) => {
     });
   });
 
+  describe('verified bodies Postgres could not store as sent', () => {
+    it('"\\u0000" and a lone surrogate in strings and keys: 200, the payment stored with U+FFFD', async () => {
+      const fixture = providerCase.event('payment.succeeded', email);
+      fixture.body = { ...fixture.body, note: 'a\u0000b \ud800', 'k\u0000': ['\udc00'] };
+      const { raw, headers } = signed(fixture);
+      expect(raw).toContain('\\u0000');
+      expect(raw).toContain('\\ud800');
+
+      const res = await deliver(query, raw, headers);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true });
+      const row = (await tenantRows(db, 'payment_events', connection.tenantId)).find(
+        (r) => r.external_event_id === fixture.eventId,
+      );
+      expect(row).toMatchObject({ ...fixture.stored, contact_id: contactId });
+      const { note: _note, 'k\u0000': _key, ...rest } = fixture.body as Record<string, unknown>;
+      expect(row?.payload).toEqual({ ...rest, note: 'a\uFFFDb \uFFFD', 'k\uFFFD': ['\uFFFD'] });
+    });
+
+    it('a signed body nested 10,000 levels deep: 400, nothing written', async () => {
+      const fixture = providerCase.event('payment.succeeded', email);
+      fixture.body = { ...fixture.body, deep: 'DEEP' };
+      const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+      const raw = JSON.stringify(fixture.body).replace('"DEEP"', deep);
+      const headers = { ...fixture.headers, ...providerCase.sign(raw, secret, nowSeconds()) };
+      await expectRefused(() => deliver(query, raw, headers), 400, {
+        success: false,
+        error: 'Webhook processing failed',
+        code: 'INVALID_REQUEST',
+        message: 'The request body nests deeper than 64 levels',
+        details: null,
+      });
+    });
+  });
+
   describe('refused, writing nothing', () => {
     const fixture = () => providerCase.event('payment.succeeded', email);
 

@@ -9,7 +9,7 @@ import {
   readStorefrontBCustomer,
   readStorefrontBOrder,
 } from '../src/providers/storefront-b/handle';
-import { readStorablePayload } from '../src/providers/storefront-shared/payload-fields';
+import { parseJsonBody } from '../src/receivers/parse-json';
 
 /**
  * How each platform's order and customer payloads become an order row and a contact (pure:
@@ -183,9 +183,9 @@ describe('storefront B payloads', () => {
   });
 });
 
-describe('readStorablePayload', () => {
+describe('parseJsonBody, which both storefronts read their payloads with', () => {
   it('refuses a body that is not JSON with 400', () => {
-    expect(refusal(() => readStorablePayload(Buffer.from('id=1&total=2')))).toEqual({
+    expect(refusal(() => parseJsonBody(Buffer.from('id=1&total=2')))).toEqual({
       status: 400,
       code: 'INVALID_REQUEST',
       error: 'Webhook processing failed',
@@ -193,19 +193,19 @@ describe('readStorablePayload', () => {
     });
   });
 
-  it('drops NUL and replaces unpaired surrogates, which Postgres cannot store', () => {
+  it('replaces NUL and unpaired surrogates, which Postgres cannot store, with U+FFFD', () => {
     const raw = Buffer.from('{"note":"a\\u0000b","k\\u0000":"\\ud800x","ok":"\\ud83d\\ude00"}');
-    expect(readStorablePayload(raw)).toEqual({ note: 'ab', k: '\ufffdx', ok: '😀' });
+    expect(parseJsonBody(raw)).toEqual({ note: 'a\ufffdb', 'k\ufffd': '\ufffdx', ok: '😀' });
   });
 
   it('keeps a `__proto__` key as data', () => {
-    const read = readStorablePayload(Buffer.from('{"__proto__":{"polluted":true}}')) as object;
+    const read = parseJsonBody(Buffer.from('{"__proto__":{"polluted":true}}')) as object;
     expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
     expect(Object.keys(read)).toEqual(['__proto__']);
   });
 
   it('refuses nesting deeper than 64 levels with 400', () => {
     const deep = Buffer.from(`${'['.repeat(100)}${']'.repeat(100)}`);
-    expect(refusal(() => readStorablePayload(deep)).status).toBe(400);
+    expect(refusal(() => parseJsonBody(deep)).status).toBe(400);
   });
 });

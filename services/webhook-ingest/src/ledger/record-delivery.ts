@@ -110,7 +110,7 @@ function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {
     event_type: delivery.eventType ?? null,
     content_type: delivery.contentType ?? null,
     // Postgres text cannot hold NUL; a body with one is kept with it escaped.
-    raw_body: delivery.rawBody.toString('utf8').replace(/\u0000/g, '\\u0000'),
+    raw_body: delivery.rawBody.toString('utf8').replaceAll('\u0000', '\\u0000'),
     verification: delivery.verification,
     outcome,
   };

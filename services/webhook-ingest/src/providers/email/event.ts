@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unprocessable } from '../../receivers/verification';
-import { storableJson, storableText, storableTimestamp } from '../network/storable';
+import { storableTimestamp } from '../../receivers/storable';
 
 /** SPEC.md (Inbound email events): the types stored, and those acknowledged but not stored. */
 export const STORED_EMAIL_TYPES = ['email.opened', 'email.clicked', 'email.replied'] as const;
@@ -47,18 +47,18 @@ const messageDataSchema = z.looseObject({ email_id: z.string().trim().min(1).max
 /**
  * Reads a verified body. A body without a `type`, or an email event without `data.email_id`
  * (or a click without its link), is a 400: nothing is stored. Types other than the six email
- * events are `unsupported` (acknowledged, not stored) whatever their data.
+ * events are `unsupported` (acknowledged, not stored) whatever their data. `body` comes from
+ * parseJsonBody, so its strings and keys are already storable and its depth bounded.
  */
 export function parseEmailEvent(body: unknown): EmailEvent {
   const envelope = check(envelopeSchema, body, 'The body must be { type, created_at, data }');
   const type = envelope.type;
   const isStored = (STORED_EMAIL_TYPES as readonly string[]).includes(type);
   const isAcknowledged = (ACKNOWLEDGED_EMAIL_TYPES as readonly string[]).includes(type);
-  if (!isStored && !isAcknowledged) return { kind: 'unsupported', type: storableText(type) };
+  if (!isStored && !isAcknowledged) return { kind: 'unsupported', type };
 
   const data = check(messageDataSchema, envelope.data, '`data.email_id` is required');
-  // Stored ids cannot contain NUL, so replacing it only makes a lookup miss instead of fail.
-  const providerMessageId = storableText(data.email_id);
+  const providerMessageId = data.email_id;
   if (isAcknowledged) {
     return { kind: 'acknowledged', type: type as AcknowledgedType, providerMessageId };
   }
@@ -84,7 +84,7 @@ function activityOf(
     occurred_at: storableTimestamp(
       firstString(source.timestamp, source.received_at, createdAt) ?? null,
     ),
-    metadata: storableJson(source),
+    metadata: JSON.stringify(source),
   };
   if (type === 'email.opened') return { type, columns };
   if (type === 'email.clicked') {
@@ -121,10 +121,10 @@ function firstString(...values: unknown[]): string | undefined {
   return values.find((value): value is string => typeof value === 'string' && value.trim() !== '');
 }
 
-/** The first non-empty string among `values`, storable, or null. */
+/** The first non-empty string among `values`, trimmed, or null. */
 function text(...values: unknown[]): string | null {
   const value = firstString(...values);
-  return value === undefined ? null : storableText(value.trim());
+  return value === undefined ? null : value.trim();
 }
 
 /** `Ann <ann@example.com>` -> `ann@example.com`; a bare address is kept as sent. */

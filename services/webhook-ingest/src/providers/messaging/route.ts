@@ -9,7 +9,6 @@ import { handleMessagingDelivery } from './handle';
 import { answerHandshake } from './handshake';
 import { readChanges } from './payload';
 import { verify } from './verify';
-import { MAX_JSON_DEPTH, nestsDeeperThan, storable } from './sanitize';
 
 export const MESSAGING_PATH = '/api/messaging/webhooks/cloud-api';
 const PROVIDER = 'messaging';
@@ -52,11 +51,8 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
     } else {
       ctx.logger.warn({ receiver: PROVIDER, requestId: requestIdOf(req) }, UNVERIFIED_WARNING);
     }
-    const parsed = parseJsonBody(body);
-    if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
-      throw unprocessable(`The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-    }
-    const payload = storable(parsed);
+    // Not JSON, or nested deeper than any real payload: 400 before anything is written.
+    const payload = parseJsonBody(body);
     const recorded = await recordDelivery(
       ctx.db,
       {

@@ -1,7 +1,7 @@
 import { sha256Hex } from '@crm/shared/crypto';
+import { storableTimestamp } from '../../receivers/storable';
 import { unprocessable } from '../../receivers/verification';
 import { activityKindOf, type NetworkActivityKind } from './activity-kinds';
-import { storableJson, storableText, storableTimestamp } from './storable';
 
 /** Largest number of events one delivery may carry; more is refused with 400, nothing written. */
 export const MAX_EVENTS_PER_DELIVERY = 5000;
@@ -59,7 +59,10 @@ export function eventsOf(body: unknown): { events: unknown[]; isBatch: boolean }
   return { events, isBatch };
 }
 
-/** Splits a delivery's events into storable activities and the counts of those it drops. */
+/**
+ * Splits a delivery's events into activities and the counts of those it drops. `body` comes
+ * from parseJsonBody, so its strings and keys are already storable and its depth bounded.
+ */
 export function classifyBatch(body: unknown): ClassifiedBatch {
   const { events, isBatch } = eventsOf(body);
   const batch: ClassifiedBatch = {
@@ -84,9 +87,9 @@ export function classifyBatch(body: unknown): ClassifiedBatch {
       externalEventId: idOf(event.id),
       kind,
       eventType: event.type as string,
-      actor: event.actor === undefined || event.actor === null ? null : storableJson(event.actor),
+      actor: event.actor === undefined || event.actor === null ? null : JSON.stringify(event.actor),
       occurredAt: storableTimestamp(event.occurred_at),
-      payload: storableJson(event),
+      payload: JSON.stringify(event),
     });
   }
   return batch;
@@ -94,7 +97,7 @@ export function classifyBatch(body: unknown): ClassifiedBatch {
 
 function typeOf(event: unknown): string | null {
   const type = isObject(event) ? event.type : undefined;
-  return typeof type === 'string' ? storableText(type).slice(0, MAX_ID_LENGTH) : null;
+  return typeof type === 'string' ? type.slice(0, MAX_ID_LENGTH) : null;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -109,7 +112,7 @@ function idOf(value: unknown): string | null {
   if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
     return null;
   }
-  const id = storableText(String(value).trim());
+  const id = String(value).trim();
   if (id === '') return null;
   return id.length <= MAX_ID_LENGTH ? id : `sha256:${sha256Hex(id)}`;
 }

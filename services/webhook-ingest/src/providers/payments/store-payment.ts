@@ -42,7 +42,8 @@ export async function storePayment(
         currency: payment.currency,
         email: payment.email,
         contact_id: contact?.id ?? null,
-        payload: JSON.stringify(withoutNul(payload)),
+        // From parseJsonBody: strings and keys already storable, depth bounded.
+        payload: JSON.stringify(payload),
       })
       .onConflict((oc) => oc.columns(['connection_id', 'external_event_id']).doNothing())
       .returning('id')
@@ -68,16 +69,4 @@ export async function storePayment(
       detail: [payment.kind, payment.amount, payment.currency].filter(Boolean).join(' '),
     };
   });
-}
-
-/** Postgres jsonb cannot hold U+0000 (in values or keys); the raw body keeps it in the ledger. */
-function withoutNul(value: unknown): unknown {
-  if (typeof value === 'string') return value.replaceAll('\u0000', '');
-  if (Array.isArray(value)) return value.map(withoutNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key.replaceAll('\u0000', ''), withoutNul(item)]),
-    );
-  }
-  return value;
 }

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseJsonBody } from '../../receivers/parse-json';
 import { unprocessable } from '../../receivers/verification';
 
 /**
@@ -51,35 +50,4 @@ export function readShape<T>(schema: z.ZodType<T>, payload: unknown, what: strin
       message: issue.message,
     })),
   });
-}
-
-const MAX_DEPTH = 64;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** Postgres text and jsonb refuse NUL and unpaired surrogates, which JSON can still carry. */
-function storableString(value: string): string {
-  return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd');
-}
-
-function storable(value: unknown, depth: number): unknown {
-  if (depth > MAX_DEPTH) {
-    throw unprocessable(`The request body nests deeper than ${MAX_DEPTH} levels`);
-  }
-  if (typeof value === 'string') return storableString(value);
-  if (Array.isArray(value)) return value.map((item) => storable(item, depth + 1));
-  if (value !== null && typeof value === 'object') {
-    // fromEntries defines properties, so a `__proto__` key stays a plain key.
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [storableString(key), storable(item, depth + 1)]),
-    );
-  }
-  return value;
-}
-
-/**
- * The verified body as JSON Postgres can store: not JSON -> 400; strings Postgres would
- * refuse are cleaned, so a verified sender cannot turn a delivery into a 500.
- */
-export function readStorablePayload(rawBody: Buffer): unknown {
-  return storable(parseJsonBody(rawBody), 0);
 }

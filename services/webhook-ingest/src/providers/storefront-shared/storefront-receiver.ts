@@ -3,6 +3,7 @@ import { withSystemScope, type InboundVerification } from '@crm/shared/db';
 import { AppError, errors, rawBody } from '@crm/shared/http';
 import { Router, type Request } from 'express';
 import { deliveryIdFrom } from '../../receivers/delivery-id';
+import { parseJsonBody } from '../../receivers/parse-json';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { headerValue, type Verification } from '../../receivers/verification';
 import { recordDelivery } from '../../ledger/record-delivery';
@@ -11,7 +12,6 @@ import {
   type StoredConnection,
 } from '../../tenancy/cross-tenant-lookups';
 import { handleStorefrontEvent } from './handle-event';
-import { readStorablePayload } from './payload-fields';
 import type {
   ContactInput,
   OrderInput,
@@ -143,7 +143,7 @@ function readEvent(
       reason: topic ? `topic ${topic.slice(0, 100)} not handled` : 'no topic',
     };
   }
-  const payload = readStorablePayload(body);
+  const payload = parseJsonBody(body);
   return kind === 'order'
     ? { kind, order: scheme.readOrder(payload) }
     : { kind, contact: scheme.readCustomer(payload) };

@@ -1,4 +1,5 @@
 import { parse } from 'node:querystring';
+import { storableText } from '../../receivers/storable';
 
 /** Form parameters in arrival order per key: a repeated key keeps every value. */
 export type FormParams = Map<string, string[]>;
@@ -35,10 +36,10 @@ export function paramsAsJson(params: FormParams): Record<string, string | string
 }
 
 /**
- * The parameters with every U+0000 (`%00`), which Postgres text and jsonb cannot hold, made
- * U+FFFD: for storing, after the signature was checked over the values as sent.
+ * The parameters with storableText applied to every key and value (a `%00` would otherwise
+ * fail the call_logs INSERT): for storing, after the signature was checked over the values as
+ * sent. Form bodies are flat, so there is no nesting to bound.
  */
 export function storableParams(params: FormParams): FormParams {
-  const clean = (text: string) => text.replaceAll('\u0000', '\uFFFD');
-  return new Map([...params].map(([key, values]) => [clean(key), values.map(clean)]));
+  return new Map([...params].map(([key, values]) => [storableText(key), values.map(storableText)]));
 }
