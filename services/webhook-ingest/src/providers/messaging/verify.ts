@@ -1,6 +1,6 @@
-import { hmacSha256Hex, safeEqual } from '@crm/shared/crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { accepted, headerValue, reject, type Verification } from '../../receivers/verification';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
+import type { Verification } from '../../receivers/verification';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 
@@ -14,9 +14,11 @@ export function verify(
   headers: IncomingHttpHeaders,
   appSecret: string,
 ): Verification {
-  const signature = headerValue(headers, SIGNATURE_HEADER);
-  if (!signature) return reject.badSignature(`The ${SIGNATURE_HEADER} header is required`);
-  const expected = `sha256=${hmacSha256Hex(appSecret, rawBody)}`;
   // Hex digits are case-insensitive; Meta sends lower case.
-  return safeEqual(signature.toLowerCase(), expected) ? accepted : reject.badSignature();
+  return verifyBodyHmac(
+    { header: SIGNATURE_HEADER, encoding: 'hex', prefix: 'sha256=' },
+    rawBody,
+    headers,
+    appSecret,
+  );
 }

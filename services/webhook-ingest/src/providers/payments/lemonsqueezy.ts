@@ -1,7 +1,7 @@
 import { bodyDigestId } from '../../receivers/delivery-id';
 import { unprocessable } from '../../receivers/verification';
 import { minorToMajor } from './amounts';
-import { verifyBodyHmacHex } from './body-hmac';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
@@ -17,7 +17,12 @@ const KINDS: Record<string, PaymentKind> = {
 /** Lemon Squeezy: hex HMAC-SHA256 of the raw body in X-Signature. */
 export const lemonsqueezy: PaymentProviderModule = {
   verify(rawBody, headers, secret) {
-    return verifyBodyHmacHex(rawBody, headers, LEMONSQUEEZY_SIGNATURE_HEADER, secret);
+    return verifyBodyHmac(
+      { header: LEMONSQUEEZY_SIGNATURE_HEADER, encoding: 'hex' },
+      rawBody,
+      headers,
+      secret,
+    );
   },
 
   /**

@@ -1,7 +1,7 @@
 import { bodyDigestId } from '../../receivers/delivery-id';
 import { headerValue, unprocessable } from '../../receivers/verification';
 import { minorToMajor } from './amounts';
-import { verifyBodyHmacHex } from './body-hmac';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
@@ -17,7 +17,12 @@ const KINDS: Record<string, PaymentKind> = {
 /** Razorpay: hex HMAC-SHA256 of the raw body in X-Razorpay-Signature. */
 export const razorpay: PaymentProviderModule = {
   verify(rawBody, headers, secret) {
-    return verifyBodyHmacHex(rawBody, headers, RAZORPAY_SIGNATURE_HEADER, secret);
+    return verifyBodyHmac(
+      { header: RAZORPAY_SIGNATURE_HEADER, encoding: 'hex' },
+      rawBody,
+      headers,
+      secret,
+    );
   },
 
   /**

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Verification } from '../../receivers/verification';
-import { verifyBodyHmacBase64 } from '../storefront-shared/body-hmac';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
 
 export const STOREFRONT_A_SIGNATURE_HEADER = 'x-storefront-a-hmac-sha256';
 
@@ -13,5 +13,10 @@ export function verifyStorefrontA(
   headers: IncomingHttpHeaders,
   secret: string,
 ): Verification {
-  return verifyBodyHmacBase64(STOREFRONT_A_SIGNATURE_HEADER, rawBody, headers, secret);
+  return verifyBodyHmac(
+    { header: STOREFRONT_A_SIGNATURE_HEADER, encoding: 'base64' },
+    rawBody,
+    headers,
+    secret,
+  );
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { headerValue, type Verification } from '../../receivers/verification';
-import { verifyBodyHmacBase64 } from '../storefront-shared/body-hmac';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
 
 export const STOREFRONT_B_SIGNATURE_HEADER = 'x-storefront-b-webhook-signature';
 
@@ -13,7 +13,12 @@ export function verifyStorefrontB(
   headers: IncomingHttpHeaders,
   secret: string,
 ): Verification {
-  return verifyBodyHmacBase64(STOREFRONT_B_SIGNATURE_HEADER, rawBody, headers, secret);
+  return verifyBodyHmac(
+    { header: STOREFRONT_B_SIGNATURE_HEADER, encoding: 'base64' },
+    rawBody,
+    headers,
+    secret,
+  );
 }
 
 // When a webhook is created, storefront B posts `webhook_id=<id>` as a form, unsigned and
