@@ -12,6 +12,7 @@ import {
   subscriptionChangeFrom,
 } from './subscription-change';
 import { verify } from './verify';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const BILLING_PATH = '/api/webhooks/billing';
 
@@ -27,7 +28,7 @@ export function billingReceiver(ctx: ReceiverContext): Router {
     res.json({ status: 'ok' });
   });
   router.post(BILLING_PATH, requireSecret(ctx), rawBody(ctx.bodyLimitBytes), async (req, res) => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const raw = rawBytes(req);
     const secret = ctx.config.BILLING_WEBHOOK_SECRET ?? '';
     const verification = verify(raw, req.headers, secret, new Date());
     if (!verification.ok) throw verification.rejection;

@@ -8,6 +8,7 @@ import { headerValue, secretNotConfigured } from '../../receivers/verification';
 import { parseEmailEvent } from './event';
 import { handleEmailEvent } from './handle';
 import { EMAIL_HEADERS, verifyEmailSignature } from './verify';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const EMAIL_PATH = '/api/webhooks/email';
 
@@ -23,7 +24,7 @@ export function emailReceiver(ctx: ReceiverContext): Router {
   router.post(EMAIL_PATH, rawBody(ctx.bodyLimitBytes), async (req: Request, res: Response) => {
     const secret = ctx.config.EMAIL_WEBHOOK_SECRET;
     if (!secret) throw secretNotConfigured('email');
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const body = rawBytes(req);
     const verification = verifyEmailSignature(body, req.headers, secret, new Date());
     if (!verification.ok) throw verification.rejection;
 

@@ -1,5 +1,5 @@
 import { errors, rawBody, requestIdOf } from '@crm/shared/http';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { bodyDigestId } from '../../receivers/delivery-id';
 import { parseJsonBody } from '../../receivers/parse-json';
@@ -9,6 +9,7 @@ import { handleMessagingDelivery } from './handle';
 import { answerHandshake } from './handshake';
 import { readChanges } from './payload';
 import { verify } from './verify';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const MESSAGING_PATH = '/api/messaging/webhooks/cloud-api';
 const PROVIDER = 'messaging';
@@ -43,7 +44,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
   });
 
   router.post(MESSAGING_PATH, rawBody(ctx.bodyLimitBytes), async (req, res) => {
-    const body = bytesOf(req);
+    const body = rawBytes(req);
     const secret = ctx.config.MESSAGING_APP_SECRET;
     if (secret) {
       const verification = verify(body, req.headers, secret);
@@ -72,10 +73,6 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
   });
 
   return router;
-}
-
-function bytesOf(req: Request): Buffer {
-  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
 
 /** The payload's `object` (e.g. `whatsapp_business_account`), bounded, for the ledger. */

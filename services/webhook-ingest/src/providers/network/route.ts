@@ -8,6 +8,7 @@ import { secretNotConfigured, unprocessable } from '../../receivers/verification
 import { classifyBatch } from './batch';
 import { handleNetworkBatch } from './handle';
 import { verifyNetworkSignature } from './verify';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const NETWORK_PATH = '/api/webhooks/network';
 
@@ -36,7 +37,7 @@ export function networkReceiver(ctx: ReceiverContext): Router {
   router.post(NETWORK_PATH, rawBody(ctx.bodyLimitBytes), async (req: Request, res: Response) => {
     const secret = ctx.config.NETWORK_WEBHOOK_SECRET;
     if (!secret) throw secretNotConfigured('network');
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const body = rawBytes(req);
     const verification = verifyNetworkSignature(body, req.headers, secret, new Date());
     if (!verification.ok) throw verification.rejection;
 

@@ -9,6 +9,7 @@ import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
 import { storePayment, type PaymentConnection } from './store-payment';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const PAYMENTS_PATH = '/api/payments/webhook';
 
@@ -28,7 +29,7 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
       const provider = req.query.provider as PaymentProvider;
       const module = PAYMENT_PROVIDER_MODULES[provider];
       const { connection, secret } = await resolveConnection(ctx, req, provider);
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const raw = rawBytes(req);
       const verification = secret
         ? module.verify(raw, req.headers, secret, new Date())
         : reject.badSignature();

@@ -19,6 +19,7 @@ import type {
   StorefrontPlatform,
   TopicKind,
 } from './storefront-event';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 /** What differs between the storefront platforms; everything else is this file's flow. */
 export interface StorefrontScheme {
@@ -45,7 +46,7 @@ export interface StorefrontScheme {
 export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontScheme): Router {
   const router = Router();
   router.post(scheme.path, rawBody(ctx.bodyLimitBytes), async (req, res) => {
-    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const body = rawBytes(req);
     if (scheme.isPing?.(body, req.headers)) {
       res.status(200).json({ received: true });
       return;

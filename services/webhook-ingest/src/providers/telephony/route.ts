@@ -8,6 +8,7 @@ import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams } from './form-params';
 import { handleCallDelivery } from './handle';
 import { verify } from './verify';
+import { rawBytes } from '../../receivers/raw-bytes';
 
 export const TELEPHONY_PATH = '/api/communications/webhooks';
 const PROVIDER = 'telephony';
@@ -26,7 +27,7 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
   router.post(TELEPHONY_PATH, rawBody(ctx.bodyLimitBytes), async (req, res) => {
     const authToken = ctx.config.TELEPHONY_AUTH_TOKEN;
     if (!authToken) throw secretNotConfigured(PROVIDER);
-    const body = bytesOf(req);
+    const body = rawBytes(req);
     const verification = verify(
       body,
       req.headers,
@@ -66,8 +67,4 @@ function deliveryIdOf(req: Request, call: CallUpdate | undefined, body: Buffer):
   if (token) return deliveryIdFrom(token, body);
   if (call) return deliveryIdFrom(`${call.callSid}:${call.status}`, body);
   return bodyDigestId(body);
-}
-
-function bytesOf(req: Request): Buffer {
-  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
