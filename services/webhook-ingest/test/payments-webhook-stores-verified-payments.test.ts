@@ -621,7 +621,7 @@ describe('the provider and connection in the URL', () => {
     );
   });
 
-  it('a connection secret that does not open (sealed under another key): 401, nothing written', async () => {
+  it('a connection secret that does not open (sealed under another key): 503, nothing written', async () => {
     const tenantId = (await createTenant(db)).id;
     const otherBox = createSecretBox('some-other-connection-secrets-key-0123456789');
     const { id } = await insertRow(db, 'payment_connections', {
@@ -632,8 +632,14 @@ describe('the provider and connection in the URL', () => {
     const connection = { tenantId, connectionId: id };
     const before = await writesFor('stripe', connection);
     const res = await deliver(`?provider=stripe&connection=${id}`, body, stripeHeaders());
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual(BAD_SIGNATURE);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Webhook secret unavailable',
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The webhook secret stored for this connection cannot be read',
+      details: null,
+    });
     expect(await writesFor('stripe', connection)).toEqual(before);
   });
 });

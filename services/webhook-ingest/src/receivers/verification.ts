@@ -66,6 +66,19 @@ export function secretNotConfigured(receiver: string): AppError {
   });
 }
 
+/**
+ * A stored connection secret that no longer opens (CONNECTION_SECRETS_KEY changed): our fault,
+ * so 503 (the provider retries once the key is fixed), never "accept unverified".
+ */
+export function secretUnavailable(): AppError {
+  return new AppError({
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    error: 'Webhook secret unavailable',
+    message: 'The webhook secret stored for this connection cannot be read',
+  });
+}
+
 /** A verified delivery whose body cannot be processed (not JSON, wrong shape): 400. */
 export function unprocessable(message: string, details?: unknown): AppError {
   return new AppError({

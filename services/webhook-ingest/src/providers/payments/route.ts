@@ -4,7 +4,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { parseJsonBody } from '../../receivers/parse-json';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { reject } from '../../receivers/verification';
+import { secretUnavailable } from '../../receivers/verification';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
@@ -30,9 +30,7 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
       const module = PAYMENT_PROVIDER_MODULES[provider];
       const { connection, secret } = await resolveConnection(ctx, req, provider);
       const raw = rawBytes(req);
-      const verification = secret
-        ? module.verify(raw, req.headers, secret, new Date())
-        : reject.badSignature();
+      const verification = module.verify(raw, req.headers, secret, new Date());
       if (!verification.ok) throw verification.rejection;
 
       const body = parseJsonBody(raw);
@@ -92,7 +90,7 @@ async function resolveConnection(
   ctx: ReceiverContext,
   req: Request,
   provider: PaymentProvider,
-): Promise<{ connection: PaymentConnection; secret: string | undefined }> {
+): Promise<{ connection: PaymentConnection; secret: string }> {
   const connectionId = req.query.connection;
   const stored =
     typeof connectionId === 'string'
@@ -102,11 +100,13 @@ async function resolveConnection(
     throw errors.notFound('Payment connection not found');
   }
   const secret = stored.secretCiphertext ? ctx.secrets.open(stored.secretCiphertext) : undefined;
-  if (!secret) {
-    ctx.logger.warn(
+  if (secret === undefined) {
+    // Sealed under another key (CONNECTION_SECRETS_KEY changed): see secretUnavailable().
+    ctx.logger.error(
       { connectionId: stored.connectionId },
-      'payment connection secret cannot be opened; deliveries are refused',
+      'Payment connection secret cannot be opened with the current key',
     );
+    throw secretUnavailable();
   }
   return {
     connection: { tenantId: stored.tenantId, connectionId: stored.connectionId, provider },

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { withSystemScope, type InboundVerification } from '@crm/shared/db';
-import { AppError, errors, rawBody } from '@crm/shared/http';
+import { errors, rawBody } from '@crm/shared/http';
 import { Router, type Request } from 'express';
 import { deliveryIdFrom } from '../../receivers/delivery-id';
 import { parseJsonBody } from '../../receivers/parse-json';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { headerValue, type Verification } from '../../receivers/verification';
+import { headerValue, secretUnavailable, type Verification } from '../../receivers/verification';
 import { recordDelivery } from '../../ledger/record-delivery';
 import {
   findStorefrontConnection,
@@ -120,12 +120,7 @@ function verifyDelivery(
     // Sealed under another key (CONNECTION_SECRETS_KEY changed): our fault, and accepting
     // unverified would drop the protection the shop asked for.
     ctx.logger.error(where, 'Storefront connection secret cannot be opened with the current key');
-    throw new AppError({
-      status: 503,
-      code: 'SERVICE_UNAVAILABLE',
-      error: 'Webhook secret unavailable',
-      message: 'The webhook secret stored for this connection cannot be read',
-    });
+    throw secretUnavailable();
   }
   const verified = scheme.verify(body, headers, secret);
   if (!verified.ok) throw verified.rejection;
