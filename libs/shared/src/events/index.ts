@@ -1,6 +1,7 @@
 export {
   eventEnvelopeSchema,
   createEvent,
+  createEvents,
   EVENT_TYPE,
   type EventEnvelope,
   type EventInput,

@@ -121,29 +121,34 @@ export class OutboxRelay {
         if (!lock.rows[0]?.locked) return { published: 0, more: false, failed: false };
         const rows = await trx
           .selectFrom('event_outbox')
-          .select(['id', 'envelope'])
+          .select(['seq', 'id', 'envelope'])
           .where('published_at', 'is', null)
           .orderBy('seq')
           .limit(this.batchSize)
           .forUpdate()
           .skipLocked()
           .execute();
-        const publishedIds: string[] = [];
-        let failure: { id: string; error: string } | undefined;
+        // Rows are marked by seq, their primary key (event ids are not indexed).
+        const publishedSeqs: string[] = [];
+        let failure: { seq: string; id: string; error: string } | undefined;
         for (const row of rows) {
           try {
             await bus.publish(row.envelope as EventEnvelope);
-            publishedIds.push(row.id);
+            publishedSeqs.push(row.seq);
           } catch (err) {
-            failure = { id: row.id, error: err instanceof Error ? err.message : String(err) };
+            failure = {
+              seq: row.seq,
+              id: row.id,
+              error: err instanceof Error ? err.message : String(err),
+            };
             break;
           }
         }
-        if (publishedIds.length > 0) {
+        if (publishedSeqs.length > 0) {
           await trx
             .updateTable('event_outbox')
             .set((eb) => ({ published_at: sql`now()`, attempts: eb('attempts', '+', 1) }))
-            .where('id', 'in', publishedIds)
+            .where('seq', 'in', publishedSeqs)
             .execute();
         }
         if (failure) {
@@ -157,12 +162,12 @@ export class OutboxRelay {
               attempts: eb('attempts', '+', 1),
               last_error: failure.error.slice(0, 1000),
             }))
-            .where('id', '=', failure.id)
+            .where('seq', '=', failure.seq)
             .execute();
-          return { published: publishedIds.length, more: false, failed: true };
+          return { published: publishedSeqs.length, more: false, failed: true };
         }
         return {
-          published: publishedIds.length,
+          published: publishedSeqs.length,
           more: rows.length === this.batchSize,
           failed: false,
         };

@@ -4,6 +4,7 @@ import * as event_outbox from './0002_event_outbox';
 import * as rate_limits from './0003_rate_limits';
 import * as crm_records from './0004_crm_records';
 import * as inbound_webhooks from './0005_inbound_webhooks';
+import * as outbox_envelope_json from './0006_outbox_envelope_json';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0003_rate_limits': rate_limits,
   '0004_crm_records': crm_records,
   '0005_inbound_webhooks': inbound_webhooks,
+  '0006_outbox_envelope_json': outbox_envelope_json,
 };
 
 export { enableTenantRls } from './tenant-rls';
