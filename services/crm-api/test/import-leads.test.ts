@@ -139,6 +139,27 @@ describe('POST /api/v1/import/leads (SPEC.md, through the gateway)', () => {
     });
   });
 
+  it('stores sources named like Object members (constructor, __proto__) as given, not as Object', async () => {
+    const { tenantId, cookie } = await tenantSession(stack, database);
+    const res = await request(stack.url)
+      .post('/api/v1/import/leads')
+      .set('Cookie', cookie)
+      .send({
+        leads: [
+          { email: 'ctor@example.com', source: 'Constructor' },
+          { email: 'proto@example.com', lead_source: 'toString' },
+        ],
+      });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ imported: 2, failed: 0 });
+    expect(res.body.data.map((lead: { source: string }) => lead.source)).toEqual([
+      'constructor',
+      'tostring',
+    ]);
+    const stored = await leadsOf(tenantId);
+    expect(stored.map((lead) => lead.source).sort()).toEqual(['constructor', 'tostring']);
+  });
+
   it('answers 200 with failed = all when every row fails, writing no lead', async () => {
     const { tenantId, cookie } = await tenantSession(stack, database);
     const res = await request(stack.url)

@@ -41,6 +41,20 @@ export const SOURCE_ALIASES: Record<string, string> = {
 
 /** ` Web-Form ` -> `web_form`; empty -> undefined (the caller's default applies). */
 export function normalizeSource(raw: string): string | undefined {
+  // An import repeats a handful of spellings thousands of times: remember recent short ones.
+  if (sourceCache.has(raw)) return sourceCache.get(raw);
+  const source = foldSource(raw);
+  if (raw.length <= 100) {
+    if (sourceCache.size >= SOURCE_CACHE_SIZE) sourceCache.clear();
+    sourceCache.set(raw, source);
+  }
+  return source;
+}
+
+const SOURCE_CACHE_SIZE = 1000;
+const sourceCache = new Map<string, string | undefined>();
+
+function foldSource(raw: string): string | undefined {
   const folded = raw
     .trim()
     .toLowerCase()
@@ -50,7 +64,8 @@ export function normalizeSource(raw: string): string | undefined {
     .replace(/^_|_$/g, '')
     .slice(0, 100);
   if (!folded) return undefined;
-  return SOURCE_ALIASES[folded] ?? folded;
+  // Own keys only: `constructor` or `__proto__` is a source like any other, not Object's.
+  return Object.hasOwn(SOURCE_ALIASES, folded) ? SOURCE_ALIASES[folded] : folded;
 }
 
 const emailSchema = z.email();
@@ -133,8 +148,8 @@ export function normalizeLead(row: unknown): NormalizeResult {
     Object.assign(lead.custom_fields, fields.custom_fields);
   }
   // SPEC.md: unknown keys, such as `company`, go into custom_fields.
-  for (const [key, value] of Object.entries(fields)) {
-    if (!KNOWN_KEYS.has(key)) lead.custom_fields[key] = value;
+  for (const key of Object.keys(fields)) {
+    if (!KNOWN_KEYS.has(key)) lead.custom_fields[key] = fields[key];
   }
   return { ok: true, lead };
 }
