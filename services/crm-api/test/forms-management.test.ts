@@ -523,7 +523,9 @@ describe('roles', () => {
   });
 
   it('crm-api reached directly without an identity -> 401', async () => {
-    const res = await request(stack.crmUrl).post('/api/crm/forms').send({ slug: 'x', name: 'x' });
+    const res = await request(stack.serviceUrl)
+      .post('/api/crm/forms')
+      .send({ slug: 'x', name: 'x' });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ success: false, error: 'Unauthorized' });
   });

@@ -285,7 +285,7 @@ describe('a valid submission', () => {
       tenant.slug,
       'contact',
       { ...VALID, email: 'direct@example.com' },
-      stack.crmUrl,
+      stack.serviceUrl,
     );
     expect(res.status).toBe(201);
     const rows = await rowsOf(tenant.tenantId);

@@ -1,37 +1,23 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '@crm/shared/config';
 import { withSystemScope, type Database, type Db } from '@crm/shared/db';
-import { closeServer, listen } from '@crm/shared/service';
 import {
-  addMember,
   captureLogger,
-  createTenant,
-  testAppDeps,
   TEST_INTERNAL_TOKEN_SECRET,
   type CapturedLogger,
 } from '@crm/shared/testing';
-import type { Role } from '@crm/shared/identity';
 import { sql } from 'kysely';
 import {
-  createAccount,
-  signIn,
-  testGateway,
-  upstreamsAt,
-  type TestGateway,
-} from '../../../gateway/test/support/gateway';
+  useServiceBehindGateway,
+  type ServiceStack,
+} from '../../../gateway/test/support/service-stack';
 import { service as webhookIngest } from '../../src/main';
 import { createSecretBox } from '../../src/secrets/secret-box';
+
+export { tenantSession } from '../../../gateway/test/support/service-stack';
 
 /** The PUBLIC_BASE_URL the test stack's webhook-ingest believes providers call. */
 export const TEST_PUBLIC_BASE_URL = 'https://crm.example.test';
 
-export interface ReceiverStack {
-  /** The gateway's base URL: providers' deliveries go through it, as in production. */
-  url: string;
-  /** webhook-ingest's own address (for tests of the service alone). */
-  serviceUrl: string;
-  gateway: TestGateway;
+export interface ReceiverStack extends ServiceStack {
   /** webhook-ingest's log, for tests that check what was (or was never) logged. */
   log: CapturedLogger;
 }
@@ -41,49 +27,17 @@ export interface ReceiverStack {
  * loopback. `env` configures webhook-ingest (provider secrets and so on).
  */
 export function useReceiverStack(env: Record<string, string> = {}): ReceiverStack {
-  const stack = {} as ReceiverStack;
-  stack.log = captureLogger();
-  const deps = testAppDeps({ logger: stack.log.logger });
-  let service: Server;
-  let gw: Server;
-  beforeAll(async () => {
-    const config = loadConfig('webhook-ingest', webhookIngest.configSchema, {
-      PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL,
-      ...env,
-    });
-    service = await listen(webhookIngest.createApp(deps, config), 0, '127.0.0.1');
-    stack.serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    stack.gateway = testGateway(upstreamsAt(stack.serviceUrl));
-    gw = await listen(stack.gateway.app, 0, '127.0.0.1');
-    stack.url = `http://127.0.0.1:${(gw.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await closeServer(gw, 1000);
-    await closeServer(service, 1000);
-    await stack.gateway.close();
-    await deps.closeAll();
-  });
-  return stack;
+  const log = captureLogger();
+  const stack = useServiceBehindGateway(
+    webhookIngest,
+    { PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, ...env },
+    { logger: log.logger },
+  );
+  return Object.assign(stack, { log });
 }
 
 /** Seals connection secrets the way the test stack's webhook-ingest opens them. */
 export const testSecretBox = () => createSecretBox(TEST_INTERNAL_TOKEN_SECRET);
-
-/** A new tenant with a signed-in user of `role` (for the /api/integrations admin views). */
-export async function tenantSession(
-  stack: ReceiverStack,
-  db: Db,
-  role: Role = 'owner',
-): Promise<{ tenantId: string; userId: string; cookie: string }> {
-  const tenant = await createTenant(db);
-  const user = await createAccount(db, role);
-  await addMember(db, tenant.id, user.id, role);
-  return {
-    tenantId: tenant.id,
-    userId: user.id,
-    cookie: await signIn(stack.gateway.app, user.email),
-  };
-}
 
 /** Inserts a row as the system role (test set-up of accounts, connections, messages). */
 export async function insertRow<T extends keyof Database & string>(
