@@ -16,8 +16,13 @@ export const configSchema = serviceEnv.extend({
     .default('http://localhost:8080')
     .transform((value) => value.replace(/\/+$/, '')),
   BILLING_WEBHOOK_SECRET: secret,
-  /** Standard Webhooks / Svix secret, `whsec_<base64>`. */
-  EMAIL_WEBHOOK_SECRET: secret,
+  /** Standard Webhooks / Svix secret, `whsec_<base64>` (a bare `whsec_` would be an empty key). */
+  EMAIL_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^(whsec_)?[A-Za-z0-9+/]{16,}={0,2}$/, {
+      message: 'expected whsec_ followed by a base64 key of at least 12 bytes',
+    })
+    .optional(),
   NETWORK_WEBHOOK_SECRET: secret,
   MESSAGING_APP_SECRET: secret,
   MESSAGING_WEBHOOK_VERIFY_TOKEN: secret,
