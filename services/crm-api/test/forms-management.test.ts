@@ -2,6 +2,7 @@ import { withSystemScope } from '@crm/shared/db';
 import { addMember, testDb } from '@crm/shared/testing';
 import request from 'supertest';
 import { createAccount, signIn } from '../../gateway/test/support/gateway';
+import { sessionClient } from '../../gateway/test/support/service-stack';
 import { tenantSession, useStack } from './support/stack';
 
 /**
@@ -28,21 +29,7 @@ function formsOf(tenantId: string) {
 }
 
 function api(session: Session) {
-  const client = request(stack.url);
-  return {
-    post: (path: string, body: unknown) =>
-      client
-        .post(path)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    get: (path: string) => client.get(path).set('Cookie', session.cookie),
-    patch: (path: string, body: unknown) =>
-      client
-        .patch(path)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    delete: (path: string) => client.delete(path).set('Cookie', session.cookie),
-  };
+  return sessionClient(stack.url, session.cookie);
 }
 
 const CONTACT_FIELDS = [

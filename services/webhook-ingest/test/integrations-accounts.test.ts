@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { testDb } from '@crm/shared/testing';
 import request from 'supertest';
 import { tenantRows, tenantSession, useReceiverStack } from './support/receiver-stack';
+import { sessionClient } from '../../gateway/test/support/service-stack';
 
 /**
  * Issue 5, admin views: the accounts and numbers that resolve a delivery's tenant
@@ -16,16 +17,7 @@ afterAll(() => database.close());
 type Session = Awaited<ReturnType<typeof tenantSession>>;
 
 function api(session: Session) {
-  const client = request(stack.url);
-  return {
-    post: (path: string, body: unknown) =>
-      client
-        .post(path)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    get: (path: string) => client.get(path).set('Cookie', session.cookie),
-    delete: (path: string) => client.delete(path).set('Cookie', session.cookie),
-  };
+  return sessionClient(stack.url, session.cookie);
 }
 
 const unique = () => randomUUID().replace(/-/g, '').slice(0, 12);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { withSystemScope } from '@crm/shared/db';
 import { testDb } from '@crm/shared/testing';
-import request from 'supertest';
 import {
   TEST_PUBLIC_BASE_URL,
   tenantRows,
@@ -9,6 +8,7 @@ import {
   testSecretBox,
   useReceiverStack,
 } from './support/receiver-stack';
+import { sessionClient } from '../../gateway/test/support/service-stack';
 import { findPaymentConnection } from '../src/tenancy/cross-tenant-lookups';
 
 /**
@@ -23,21 +23,14 @@ afterAll(() => database.close());
 type Session = Awaited<ReturnType<typeof tenantSession>>;
 const PATH = '/api/integrations/payment-connections';
 
+/** The resource's calls: create, read (list or `/<id>`), change and remove by id. */
 function api(session: Session) {
-  const client = request(stack.url);
+  const client = sessionClient(stack.url, session.cookie);
   return {
-    post: (body: unknown) =>
-      client
-        .post(PATH)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    get: (path = '') => client.get(`${PATH}${path}`).set('Cookie', session.cookie),
-    patch: (id: string, body: unknown) =>
-      client
-        .patch(`${PATH}/${id}`)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    delete: (id: string) => client.delete(`${PATH}/${id}`).set('Cookie', session.cookie),
+    post: (body: unknown) => client.post(PATH, body),
+    get: (path = '') => client.get(`${PATH}${path}`),
+    patch: (id: string, body: unknown) => client.patch(`${PATH}/${id}`, body),
+    delete: (id: string) => client.delete(`${PATH}/${id}`),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   testSecretBox,
   useReceiverStack,
 } from './support/receiver-stack';
+import { sessionClient } from '../../gateway/test/support/service-stack';
 import { normaliseShopDomain } from '../src/providers/storefront-a/handle';
 import { normaliseSourceUrl } from '../src/providers/storefront-b/handle';
 import { findStorefrontConnection } from '../src/tenancy/cross-tenant-lookups';
@@ -26,21 +27,14 @@ type Session = Awaited<ReturnType<typeof tenantSession>>;
 const PATH = '/api/integrations/storefront-connections';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
+/** The resource's calls: create, read (list or `/<id>`), change and remove by id. */
 function api(session: Session) {
-  const client = request(stack.url);
+  const client = sessionClient(stack.url, session.cookie);
   return {
-    post: (body: unknown) =>
-      client
-        .post(PATH)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    get: (path = '') => client.get(`${PATH}${path}`).set('Cookie', session.cookie),
-    patch: (id: string, body: unknown) =>
-      client
-        .patch(`${PATH}/${id}`)
-        .set('Cookie', session.cookie)
-        .send(body as object),
-    delete: (id: string) => client.delete(`${PATH}/${id}`).set('Cookie', session.cookie),
+    post: (body: unknown) => client.post(PATH, body),
+    get: (path = '') => client.get(`${PATH}${path}`),
+    patch: (id: string, body: unknown) => client.patch(`${PATH}/${id}`, body),
+    delete: (id: string) => client.delete(`${PATH}/${id}`),
   };
 }
 

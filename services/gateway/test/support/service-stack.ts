@@ -5,6 +5,7 @@ import type { Db } from '@crm/shared/db';
 import type { Role } from '@crm/shared/identity';
 import { closeServer, listen, type AppDeps, type ServiceDefinition } from '@crm/shared/service';
 import { addMember, createTenant, testAppDeps } from '@crm/shared/testing';
+import request from 'supertest';
 import type { z } from 'zod';
 import { createAccount, signIn, testGateway, upstreamsAt, type TestGateway } from './gateway';
 
@@ -60,5 +61,24 @@ export async function tenantSession(
     tenantId: tenant.id,
     userId: user.id,
     cookie: await signIn(stack.gateway.app, user.email),
+  };
+}
+
+/** Requests to `url` carrying one session's cookie: the calls a signed-in client makes. */
+export function sessionClient(url: string, cookie: string) {
+  const client = request(url);
+  return {
+    get: (path: string) => client.get(path).set('Cookie', cookie),
+    post: (path: string, body: unknown) =>
+      client
+        .post(path)
+        .set('Cookie', cookie)
+        .send(body as object),
+    patch: (path: string, body: unknown) =>
+      client
+        .patch(path)
+        .set('Cookie', cookie)
+        .send(body as object),
+    delete: (path: string) => client.delete(path).set('Cookie', cookie),
   };
 }
