@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { jsonBody } from './body-parsers';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { healthHandler, type HealthOptions } from './health';
+import { refuseHostileQuery } from './hostile-input';
 import { httpLogger } from './http-logger';
 import { requestId } from './request-id';
 
@@ -21,8 +22,9 @@ export interface ServiceAppOptions {
 }
 
 /**
- * The common frame of every service's express app: request id, request log, internal
- * `GET /health`, JSON bodies, the service's routes, then 404 and the one error middleware.
+ * The common frame of every service's express app: request id, request log, the query-string
+ * guard (hostile-input.ts), internal `GET /health`, JSON bodies, the service's routes, then 404
+ * and the one error middleware.
  */
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
@@ -31,6 +33,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.use(requestId());
   app.use(httpLogger(options.logger));
+  app.use(refuseHostileQuery());
   app.get('/health', healthHandler(options.health));
   if (options.parseJson !== false) app.use(jsonBody(options.bodyLimitBytes));
   options.routes?.(app);

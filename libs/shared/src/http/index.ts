@@ -8,9 +8,20 @@ export {
 } from './envelope';
 export { requestId, requestIdOf, REQUEST_ID_HEADER } from './request-id';
 export { validate } from './validate';
+export { dateField, dateTimeField, MIN_DATE, MAX_DATE } from './date-fields';
 export { errorHandler, notFoundHandler, toAppError } from './error-handler';
 export { databaseErrorToAppError } from './database-errors';
 export { jsonBody, rawBody, formBody } from './body-parsers';
+export {
+  MAX_JSON_DEPTH,
+  assertNoHostileInput,
+  findHostileInput,
+  hostileInputError,
+  refuseHostileQuery,
+  renderPath,
+  unstorableText,
+  type HostileInputIssue,
+} from './hostile-input';
 export {
   checkHealth,
   healthHandler,
