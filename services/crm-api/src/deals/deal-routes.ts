@@ -1,6 +1,6 @@
 import { DEAL_STAGES, withTenant, type Database, type Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
-import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { dateField, errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import { sql, type Kysely } from 'kysely';
@@ -52,9 +52,7 @@ const dealFields = {
   assigned_to: uuid('assigned_to').nullable(),
   lead_id: uuid('lead_id').nullable(),
   contact_id: uuid('contact_id').nullable(),
-  expected_close_date: z.iso
-    .date({ message: 'expected_close_date must be a date (YYYY-MM-DD)' })
-    .nullable(),
+  expected_close_date: dateField('expected_close_date').nullable(),
   custom_fields: z.record(z.string(), z.unknown()),
 };
 

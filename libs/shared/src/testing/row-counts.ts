@@ -1,0 +1,36 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/create-db';
+
+let tenantTables: Promise<string[]> | undefined;
+
+/** Every table with a `tenant_id` column (read once per test file from the catalog). */
+function tablesWithTenantId(db: Db): Promise<string[]> {
+  tenantTables ??= sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name = 'tenant_id'
+    ORDER BY table_name`
+    .execute(db.db)
+    .then(({ rows }) => rows.map((r) => r.table_name));
+  return tenantTables;
+}
+
+/**
+ * Rows of one tenant in every tenant table (outbox and ledger included), in one query: what a
+ * test compares before and after a request to show that a refused request wrote nothing. The
+ * test database's owner bypasses row-level security, so no scope is needed.
+ */
+export async function tenantRowCounts(db: Db, tenantId: string): Promise<Record<string, number>> {
+  const tables = await tablesWithTenantId(db);
+  const counts = tables.map(
+    (table) =>
+      sql<{
+        name: string;
+        n: string;
+      }>`SELECT ${table}::text AS name, count(*)::text AS n FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`,
+  );
+  const { rows } = await sql<{ name: string; n: string }>`${sql.join(
+    counts,
+    sql` UNION ALL `,
+  )}`.execute(db.db);
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
+}
