@@ -9,6 +9,7 @@ export interface Database {
   tenants: TenantsTable;
   users: UsersTable;
   tenant_users: TenantUsersTable;
+  tenant_invitations: TenantInvitationsTable;
   sessions: SessionsTable;
   event_outbox: EventOutboxTable;
   rate_limits: RateLimitsTable;
@@ -68,6 +69,22 @@ export interface TenantUsersTable {
   role: Role;
   status: MembershipStatus;
   joined_at: DefaultedTimestamp;
+}
+
+/**
+ * An invitation to join a tenant, addressed to an email (with or without an account yet).
+ * Pending while `accepted_at` is null; accepting adds the active `tenant_users` row.
+ */
+export interface TenantInvitationsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  /** Stored lower-cased. */
+  email: string;
+  role: Role;
+  invited_by: string | null;
+  created_at: DefaultedTimestamp;
+  accepted_at: Date | null;
+  accepted_by: string | null;
 }
 
 export interface SessionsTable {

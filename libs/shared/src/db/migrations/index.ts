@@ -5,6 +5,7 @@ import * as rate_limits from './0003_rate_limits';
 import * as crm_records from './0004_crm_records';
 import * as inbound_webhooks from './0005_inbound_webhooks';
 import * as outbox_envelope_json from './0006_outbox_envelope_json';
+import * as tenant_invitations from './0007_tenant_invitations';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0004_crm_records': crm_records,
   '0005_inbound_webhooks': inbound_webhooks,
   '0006_outbox_envelope_json': outbox_envelope_json,
+  '0007_tenant_invitations': tenant_invitations,
 };
 
 export { enableTenantRls } from './tenant-rls';
