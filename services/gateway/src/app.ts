@@ -5,6 +5,7 @@ import { Router, type Express, type RequestHandler } from 'express';
 import { authRoutes } from './auth/routes';
 import type { Config } from './config';
 import { platformHealthHandler } from './health/platform-health';
+import { invitationRoutes } from './invitations/routes';
 import { memberRoutes } from './members/routes';
 import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from './proxy/proxy-table';
 import { serviceProxy } from './proxy/service-proxy';
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
       app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
       app.get('/api/health', platformHealthHandler({ ...health, services: upstreams }));
       app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
+      app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes));
       app.use(
         '/api/auth',
         authRoutes({

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Role } from '@crm/shared/identity';
 import request from 'supertest';
 import {
+  acceptInvitationTo,
   createAccount,
   signIn,
   startEchoService,
@@ -65,6 +66,16 @@ describe('gateway /api/auth/members (membership management)', () => {
 
   function row(user: { id: string }, role: Role, status = 'active') {
     return { user_id: user.id, role, status };
+  }
+
+  function invitation(email: string, role: Role) {
+    return {
+      invitationId: expect.any(String),
+      email,
+      role,
+      status: 'invited',
+      invitedAt: expect.any(String),
+    };
   }
 
   function forbidden(message: string) {
@@ -147,8 +158,8 @@ describe('gateway /api/auth/members (membership management)', () => {
     });
   });
 
-  describe('POST (add an existing user by email)', () => {
-    it('adds the user with the given role: 201 and a tenant_users row', async () => {
+  describe('POST (invite a user by email)', () => {
+    it('invites with the given role: 201, no tenant_users row until the user accepts, then an active one', async () => {
       const { tenantId, owner } = await tenantWithOwner();
       const newcomer = await account('newcomer');
 
@@ -161,17 +172,22 @@ describe('gateway /api/auth/members (membership management)', () => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         success: true,
-        message: 'Member added',
-        data: { member: member(newcomer, 'admin') },
+        message: 'Member invited',
+        data: { invitation: invitation(newcomer.email, 'admin') },
       });
+      expect(await rowsOf(tenantId)).toEqual([row(owner, 'owner')]);
+
+      await acceptInvitationTo(gw.app, await signIn(gw.app, newcomer.email), tenantId);
       expect(await rowsOf(tenantId)).toEqual(
         [row(owner, 'owner'), row(newcomer, 'admin')].sort((a, b) =>
           a.user_id.localeCompare(b.user_id),
         ),
       );
+      const listed = await request(gw.app).get('/api/auth/members').set('Cookie', cookie);
+      expect(listed.body.data.members).toContainEqual(member(newcomer, 'admin'));
     });
 
-    it('finds the account whatever the case of the email', async () => {
+    it('matches the account whatever the case of the email', async () => {
       const { tenantId, owner } = await tenantWithOwner();
       const newcomer = await account('casey');
 
@@ -182,28 +198,49 @@ describe('gateway /api/auth/members (membership management)', () => {
         .send({ email: newcomer.email.toUpperCase(), role: 'viewer' });
 
       expect(res.status).toBe(201);
-      expect(res.body.data.member).toEqual(member(newcomer, 'viewer'));
+      expect(res.body.data.invitation).toEqual(invitation(newcomer.email, 'viewer'));
+      await acceptInvitationTo(gw.app, await signIn(gw.app, newcomer.email), tenantId);
       expect(await rowsOf(tenantId)).toContainEqual(row(newcomer, 'viewer'));
     });
 
-    it('an unknown email -> 404 NOT_FOUND and nothing is written', async () => {
+    it('an email without an account is invited all the same (201), and no tenant_users row is written', async () => {
       const { tenantId, owner } = await tenantWithOwner();
+      const email = `nobody-${randomUUID()}@example.test`;
 
       const cookie = await signIn(gw.app, owner.email);
       const res = await request(gw.app)
         .post('/api/auth/members')
         .set('Cookie', cookie)
-        .send({ email: `nobody-${randomUUID()}@example.test`, role: 'member' });
+        .send({ email, role: 'member' });
 
-      expect(res.status).toBe(404);
+      expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        success: false,
-        error: 'Not found',
-        code: 'NOT_FOUND',
-        message: 'No account uses this email; the user must sign up first',
-        details: null,
+        success: true,
+        message: 'Member invited',
+        data: { invitation: invitation(email, 'member') },
       });
       expect(await rowsOf(tenantId)).toEqual([row(owner, 'owner')]);
+    });
+
+    it('lists pending invitations after the members, with status invited and no user id', async () => {
+      const { tenantId, owner } = await tenantWithOwner();
+      const newcomer = await account('pending');
+      const cookie = await signIn(gw.app, owner.email);
+      await request(gw.app)
+        .post('/api/auth/members')
+        .set('Cookie', cookie)
+        .send({ email: newcomer.email, role: 'member' })
+        .expect(201);
+
+      const res = await request(gw.app)
+        .get('/api/auth/members')
+        .set('Cookie', cookie)
+        .set('x-tenant-id', tenantId);
+      expect(res.status).toBe(200);
+      expect(res.body.data.members).toEqual([
+        member(owner, 'owner'),
+        invitation(newcomer.email, 'member'),
+      ]);
     });
 
     it('a user who is already a member (even disabled) -> 409 ALREADY_EXISTS, row unchanged', async () => {
@@ -357,6 +394,7 @@ describe('gateway /api/auth/members (membership management)', () => {
         .set('Cookie', cookie)
         .send({ email: newcomer.email, role: 'admin' });
       expect(added.status).toBe(201);
+      await acceptInvitationTo(gw.app, await signIn(gw.app, newcomer.email), tenantId);
       const changed = await request(gw.app)
         .patch(`/api/auth/members/${newcomer.id}`)
         .set('Cookie', cookie)
@@ -440,6 +478,8 @@ describe('gateway /api/auth/members (membership management)', () => {
         .send({ email: coOwner.email, role: 'owner' });
 
       expect(res.status).toBe(201);
+      expect(res.body.data.invitation).toEqual(invitation(coOwner.email, 'owner'));
+      await acceptInvitationTo(gw.app, await signIn(gw.app, coOwner.email), tenantId);
       expect(await rowsOf(tenantId)).toContainEqual(row(coOwner, 'owner'));
     });
 
@@ -496,7 +536,8 @@ describe('gateway /api/auth/members (membership management)', () => {
       details: null,
     };
 
-    it.each([{ role: 'admin' }, { status: 'disabled' }, { status: 'invited' }])(
+    // `{ status: 'invited' }` is refused before this rule applies (400, see validation).
+    it.each([{ role: 'admin' }, { status: 'disabled' }])(
       'cannot be changed with %j -> 409 CONFLICT',
       async (change) => {
         const { tenantId, owner } = await tenantWithOwner();
@@ -637,7 +678,12 @@ describe('gateway /api/auth/members (membership management)', () => {
       ],
       [
         { status: 'banned' },
-        'Invalid member change: status: must be one of: active, invited, disabled',
+        'Invalid member change: status: must be one of: active, disabled (an invitation is accepted by the invited user only)',
+        [{ path: 'status', code: 'invalid_value' }],
+      ],
+      [
+        { status: 'invited' },
+        'Invalid member change: status: must be one of: active, disabled (an invitation is accepted by the invited user only)',
         [{ path: 'status', code: 'invalid_value' }],
       ],
     ])('PATCH %j -> 400 VALIDATION_ERROR', async (body, message, issues) => {

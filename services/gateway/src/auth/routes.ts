@@ -4,7 +4,11 @@ import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { Router, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { listMemberships, findCredentials, type Membership } from '../tenancy/cross-tenant-lookups';
+import {
+  findCredentials,
+  listMemberships,
+  listPendingInvitations,
+} from '../tenancy/cross-tenant-lookups';
 import { authenticate, tenantRequestOf } from '../tenancy/require-session';
 import { selectTenant } from '../tenancy/select-tenant';
 import { signUp } from './accounts';
@@ -17,6 +21,7 @@ import {
   type CookiePolicy,
 } from './cookies';
 import { createSession, deleteSession } from './sessions';
+import { invitationView, membershipView } from './views';
 
 const email = z.email({ message: 'must be an email address' }).max(320);
 const password = z.string().min(8, { message: 'must be at least 8 characters' }).max(200);
@@ -32,17 +37,6 @@ const activeTenantSchema = z.object({
   tenantId: z.uuid({ message: 'must be a tenant id (uuid)' }),
 });
 
-function membershipView(m: Membership) {
-  return {
-    tenantId: m.tenantId,
-    slug: m.slug,
-    name: m.name,
-    role: m.role,
-    status: m.status,
-    joinedAt: m.joinedAt,
-  };
-}
-
 export interface AuthRoutesOptions {
   db: Kysely<Database>;
   cookies: CookiePolicy;
@@ -52,7 +46,10 @@ export interface AuthRoutesOptions {
   signInRateLimit: RequestHandler;
 }
 
-/** `/api/auth/*`: sign-up, sign-in, sign-out, me, active-tenant (the gateway's own routes). */
+/**
+ * `/api/auth/*`: sign-up, sign-in, sign-out, me, active-tenant (the gateway's own routes;
+ * members and invitations have routers of their own).
+ */
 export function authRoutes(options: AuthRoutesOptions): Router {
   const { db, cookies } = options;
   const router = Router();
@@ -100,12 +97,17 @@ export function authRoutes(options: AuthRoutesOptions): Router {
 
   router.get('/me', async (req, res) => {
     const user = await authenticate(db, req);
-    const memberships = await listMemberships(db, user.id);
+    const [memberships, invitations] = await Promise.all([
+      listMemberships(db, user.id),
+      listPendingInvitations(db, user.email),
+    ]);
     const selection = selectTenant(memberships, tenantRequestOf(req));
     sendSuccess(res, {
       user,
       memberships: memberships.map(membershipView),
       selectedTenant: selection.ok ? membershipView(selection.membership) : null,
+      // Waiting for this user's answer; none of them is a membership until accepted.
+      invitations: invitations.map(invitationView),
     });
   });
 

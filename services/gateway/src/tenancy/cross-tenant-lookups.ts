@@ -99,17 +99,66 @@ export function findCredentials(
   );
 }
 
-/** Adding a member by email: the id of an existing account (users of other tenants are invisible in a tenant scope). */
-export async function findUserIdByEmail(
+export interface PendingInvitation {
+  invitationId: string;
+  tenantId: string;
+  slug: string;
+  name: string;
+  role: Role;
+  invitedAt: Date;
+}
+
+/**
+ * An invitee's pending invitations, in every tenant, newest first: those addressed to their
+ * account's email (an invitation made before they signed up shows up once they have).
+ */
+export function listPendingInvitations(
   db: Kysely<Database>,
   email: string,
+): Promise<PendingInvitation[]> {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('tenant_invitations')
+      .innerJoin('tenants', 'tenants.id', 'tenant_invitations.tenant_id')
+      .select([
+        'tenant_invitations.id as invitationId',
+        'tenants.id as tenantId',
+        'tenants.slug',
+        'tenants.name',
+        'tenant_invitations.role',
+        'tenant_invitations.created_at as invitedAt',
+      ])
+      .where('tenant_invitations.email', '=', email.toLowerCase())
+      .where('tenant_invitations.accepted_at', 'is', null)
+      .orderBy('tenant_invitations.created_at', 'desc')
+      .orderBy('tenant_invitations.id')
+      .execute(),
+  );
+}
+
+/**
+ * Answering an invitation: the tenant of an invitation that is this user's own (pending and
+ * addressed to their email, or accepted by them), else undefined, so someone else's
+ * invitation id looks exactly like one that does not exist. The answer itself is then
+ * checked again and written inside that tenant's scope.
+ */
+export async function findOwnInvitationTenant(
+  db: Kysely<Database>,
+  invitationId: string,
+  user: { id: string; email: string },
 ): Promise<string | undefined> {
   const row = await withSystemScope(db, (trx) =>
     trx
-      .selectFrom('users')
-      .select('id')
-      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .selectFrom('tenant_invitations')
+      .select('tenant_id')
+      .where('id', '=', invitationId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('email', '=', user.email.toLowerCase()), eb('accepted_at', 'is', null)]),
+          eb('accepted_by', '=', user.id),
+        ]),
+      )
       .executeTakeFirst(),
   );
-  return row?.id;
+  return row?.tenant_id;
 }

@@ -145,3 +145,27 @@ export function useGatewayWithEcho(env: Record<string, string> = {}): {
   });
   return context;
 }
+
+/**
+ * The invitee's side of adding a member: finds their pending invitation to `tenantId`
+ * (`GET /api/auth/invitations`) and accepts it; returns the accepted membership.
+ */
+export async function acceptInvitationTo(
+  app: Express | string,
+  cookie: string,
+  tenantId: string,
+): Promise<{ tenantId: string; role: string; status: string; joinedAt: string }> {
+  const list = await request(app).get('/api/auth/invitations').set('Cookie', cookie);
+  if (list.status !== 200)
+    throw new Error(`listing invitations failed: ${list.status} ${JSON.stringify(list.body)}`);
+  const invitation = (
+    list.body.data.invitations as Array<{ invitationId: string; tenantId: string }>
+  ).find((i) => i.tenantId === tenantId);
+  if (!invitation) throw new Error(`no pending invitation to tenant ${tenantId}`);
+  const res = await request(app)
+    .post(`/api/auth/invitations/${invitation.invitationId}/accept`)
+    .set('Cookie', cookie);
+  if (res.status !== 200)
+    throw new Error(`accepting failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.membership;
+}
