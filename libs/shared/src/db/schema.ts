@@ -386,6 +386,8 @@ export interface PaymentEventsTable {
   connection_id: string;
   provider: PaymentProvider;
   external_event_id: string;
+  /** The provider's id of the payment or refund; unique per (tenant, provider, kind) (0008). */
+  provider_object_id: string | null;
   kind: 'payment.succeeded' | 'payment.failed' | 'payment.refunded';
   amount: Money;
   currency: string | null;

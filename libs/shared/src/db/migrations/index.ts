@@ -6,6 +6,7 @@ import * as crm_records from './0004_crm_records';
 import * as inbound_webhooks from './0005_inbound_webhooks';
 import * as outbox_envelope_json from './0006_outbox_envelope_json';
 import * as tenant_invitations from './0007_tenant_invitations';
+import * as payment_object_ids from './0008_payment_object_ids';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -19,6 +20,7 @@ export const migrations: Record<string, Migration> = {
   '0005_inbound_webhooks': inbound_webhooks,
   '0006_outbox_envelope_json': outbox_envelope_json,
   '0007_tenant_invitations': tenant_invitations,
+  '0008_payment_object_ids': payment_object_ids,
 };
 
 export { enableTenantRls } from './tenant-rls';
