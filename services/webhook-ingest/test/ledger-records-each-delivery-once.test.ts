@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { withSystemScope } from '@crm/shared/db';
 import { createTenant, testDb } from '@crm/shared/testing';
-import { recordDelivery, type Delivery } from '../src/ledger/record-delivery';
+import { sql } from 'kysely';
+import { PermanentFailure, recordDelivery, type Delivery } from '../src/ledger/record-delivery';
 import { ledgerRows, tenantRows } from './support/receiver-stack';
 
 /**
  * The inbound_events ledger (issue 5, point 7): each (provider, delivery id) is processed once;
  * a redelivery runs nothing; a failed delivery rolls back its writes, is kept as `failed` and
- * may be retried; tenant writes happen under row-level security in the same transaction.
+ * may be retried; tenant writes happen under row-level security in the same transaction. A
+ * permanent failure (issue 9, item 4) also rolls back, but is recorded and returned, not thrown.
  */
 describe('recordDelivery', () => {
   const db = testDb();
@@ -103,6 +105,50 @@ describe('recordDelivery', () => {
     expect(retried.duplicate).toBe(false);
     [row] = (await ledgerRows(db, provider)).filter((r) => r.delivery_id === 'd-2');
     expect(row).toMatchObject({ outcome: 'processed', attempts: 2, tenant_id: tenantId });
+  });
+
+  it('a PermanentFailure: writes rolled back, kept as failed with the reason and tenant, returned as not stored', async () => {
+    const externalId = `acct-${randomUUID()}`;
+    const run = () =>
+      recordDelivery(db.db, delivery('d-6'), async (scope) => {
+        await storeAccount(tenantId, externalId)(scope);
+        throw new PermanentFailure('The amount 1e99 does not fit', tenantId);
+      });
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      await expect(run()).resolves.toEqual({
+        duplicate: false,
+        ledgerId: expect.any(String),
+        notStored: 'The amount 1e99 does not fit',
+      });
+      const rows = (await ledgerRows(db, provider)).filter((r) => r.delivery_id === 'd-6');
+      expect(rows).toEqual([
+        expect.objectContaining({
+          outcome: 'failed',
+          tenant_id: tenantId,
+          detail: 'The amount 1e99 does not fit',
+        }),
+      ]);
+      const stored = await tenantRows(db, 'network_accounts', tenantId);
+      expect(stored.map((a) => a.external_account_id)).not.toContain(externalId);
+    }
+  });
+
+  it('a Postgres data exception (numeric overflow) is permanent too: recorded, answered in our words', async () => {
+    const result = await recordDelivery(db.db, delivery('d-7'), async (scope) => {
+      await sql`SELECT 1e20::numeric(16, 2)`.execute(scope.trx);
+      return { outcome: 'processed' as const };
+    });
+    expect(result).toEqual({
+      duplicate: false,
+      ledgerId: expect.any(String),
+      notStored: 'A value in the delivery cannot be stored',
+    });
+    const [row] = (await ledgerRows(db, provider)).filter((r) => r.delivery_id === 'd-7');
+    expect(row).toMatchObject({
+      outcome: 'failed',
+      tenant_id: null,
+      detail: 'Not stored: numeric field overflow (SQLSTATE 22003)',
+    });
   });
 
   it('runs asTenant under row-level security: a row for another tenant is refused', async () => {

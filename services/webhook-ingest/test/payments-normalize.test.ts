@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { minorToMajor } from '../src/providers/payments/amounts';
+import { readMinorAmount } from '../src/providers/payments/amounts';
 import { lemonsqueezy } from '../src/providers/payments/lemonsqueezy';
 import { paddle } from '../src/providers/payments/paddle';
 import { razorpay } from '../src/providers/payments/razorpay';
@@ -8,12 +8,13 @@ import type { PaymentProviderModule } from '../src/providers/payments/payment-ev
 
 /**
  * Each provider's normaliser: which event types become payment.succeeded / failed / refunded,
- * the event id each is keyed by, amounts in major units, the payer's email; everything else
- * is ignored; a body that is no event of that provider is a 400. Payloads follow the
- * providers' documented webhook shapes.
+ * the event key each is keyed by (always read from the signed body), the provider's id of the
+ * payment or refund, amounts in major units, the payer's email; everything else is ignored; a
+ * body that is no event of that provider is a 400. Payloads follow the providers' documented
+ * webhook shapes.
  */
-const normalize = (module: PaymentProviderModule, body: unknown, headers = {}) =>
-  module.normalize(body, Buffer.from(JSON.stringify(body)), headers);
+const normalize = (module: PaymentProviderModule, body: unknown) =>
+  module.normalize(body, Buffer.from(JSON.stringify(body)));
 const digestOf = (body: unknown) =>
   `sha256:${createHash('sha256').update(JSON.stringify(body)).digest('hex')}`;
 
@@ -27,7 +28,7 @@ function expectUnprocessable(run: () => unknown, message: RegExp) {
   throw new Error('expected a 400');
 }
 
-describe('minorToMajor', () => {
+describe('readMinorAmount', () => {
   it.each([
     [2500, 'USD', '25.00'],
     [1999, 'USD', '19.99'],
@@ -39,13 +40,27 @@ describe('minorToMajor', () => {
     [12340, 'KWD', '12.340'],
     [-150, 'USD', '-1.50'],
     [1999, null, '19.99'],
-    ['99999999999999999', 'USD', null],
+    ['9999999999999999', 'USD', '99999999999999.99'],
+    ['-9999999999999999', 'USD', '-99999999999999.99'],
+    ['99999999999999994', 'KWD', '99999999999999.994'],
     [19.5, 'USD', null],
     ['1e3', 'USD', null],
     [null, 'USD', null],
     [undefined, 'USD', null],
   ])('%p %p -> %p', (minor, currency, expected) => {
-    expect(minorToMajor(minor, currency)).toBe(expected);
+    expect(readMinorAmount(minor, currency)).toEqual({ major: expected });
+  });
+
+  it.each([
+    ['99999999999999999', 'KWD', 'The amount 99999999999999.999 KWD does not fit'],
+    ['10000000000000000', 'USD', 'The amount 100000000000000.00 USD does not fit'],
+    [100000000000000, 'JPY', 'The amount 100000000000000 JPY does not fit'],
+    ['-100000000000000', 'JPY', 'The amount -100000000000000 JPY does not fit'],
+    [`1${'0'.repeat(60)}`, 'USD', `The amount 1${'0'.repeat(39)}... USD does not fit`],
+    [2 ** 53 + 2, 'USD', 'The amount 90071992547409.94 USD was sent as a JSON number beyond 2^53'],
+  ])('%p %p is unstorable: %s', (minor, currency, reason) => {
+    const read = readMinorAmount(minor, currency);
+    expect(read).toEqual({ unstorable: expect.stringContaining(reason) });
   });
 });
 
@@ -66,6 +81,7 @@ describe('stripe normalize', () => {
       payment: {
         externalEventId: 'evt_1',
         kind: 'payment.succeeded',
+        objectId: 'pi_1',
         amount: '25.00',
         currency: 'USD',
         email: 'ann@example.com',
@@ -83,14 +99,16 @@ describe('stripe normalize', () => {
     expect(normalize(stripe, body).payment).toEqual({
       externalEventId: 'evt_1',
       kind: 'payment.failed',
+      objectId: null,
       amount: '1000',
       currency: 'JPY',
       email: 'bo@example.com',
     });
   });
 
-  it('charge.refunded: amount_refunded, billing_details.email', () => {
+  it('charge.refunded: amount_refunded, billing_details.email, the charge and refunded total as object', () => {
     const body = event('charge.refunded', {
+      id: 'ch_1',
       amount: 5000,
       amount_refunded: 1250,
       currency: 'eur',
@@ -98,6 +116,7 @@ describe('stripe normalize', () => {
     });
     expect(normalize(stripe, body).payment).toMatchObject({
       kind: 'payment.refunded',
+      objectId: 'ch_1:1250',
       amount: '12.50',
       currency: 'EUR',
       email: 'cy@example.com',
@@ -108,6 +127,7 @@ describe('stripe normalize', () => {
     expect(normalize(stripe, { id: 'evt_2', type: 'charge.refunded' }).payment).toEqual({
       externalEventId: 'evt_2',
       kind: 'payment.refunded',
+      objectId: null,
       amount: null,
       currency: null,
       email: null,
@@ -146,13 +166,14 @@ describe('razorpay normalize', () => {
     created_at: 1714564800,
   };
 
-  it('payment.captured keyed by x-razorpay-event-id', () => {
-    expect(normalize(razorpay, captured, { 'x-razorpay-event-id': 'evt_rzp_1' })).toEqual({
-      eventId: 'evt_rzp_1',
+  it('payment.captured keyed by the signed event name, payment id and created_at (never the unsigned x-razorpay-event-id header)', () => {
+    expect(normalize(razorpay, captured)).toEqual({
+      eventId: 'payment.captured:pay_1:1714564800',
       eventType: 'payment.captured',
       payment: {
-        externalEventId: 'evt_rzp_1',
+        externalEventId: 'payment.captured:pay_1:1714564800',
         kind: 'payment.succeeded',
+        objectId: 'pay_1',
         amount: '500.00',
         currency: 'INR',
         email: 'dee@example.com',
@@ -160,8 +181,25 @@ describe('razorpay normalize', () => {
     });
   });
 
-  it('without the event id header, keyed by a digest of the raw body', () => {
-    expect(normalize(razorpay, captured).eventId).toBe(digestOf(captured));
+  it('without created_at (or an entity id), keyed by a digest of the raw body', () => {
+    const { created_at: _createdAt, ...undated } = captured;
+    expect(normalize(razorpay, undated).eventId).toBe(digestOf(undated));
+    const noEntity = { ...captured, payload: { payment: { entity: {} } } };
+    expect(normalize(razorpay, noEntity).eventId).toBe(digestOf(noEntity));
+  });
+
+  it('another event is keyed by the first entity it contains', () => {
+    const paid = {
+      ...captured,
+      event: 'order.paid',
+      contains: ['order', 'payment'],
+      payload: { order: { entity: { id: 'order_1' } }, payment: { entity: payment } },
+    };
+    expect(normalize(razorpay, paid)).toEqual({
+      eventId: 'order.paid:order_1:1714564800',
+      eventType: 'order.paid',
+      payment: null,
+    });
   });
 
   it('payment.failed and refund.processed (the refund entity amount, the payment email)', () => {
@@ -179,8 +217,12 @@ describe('razorpay normalize', () => {
         payment: { entity: payment },
       },
     };
+    expect(normalize(razorpay, refund)).toMatchObject({
+      eventId: 'refund.processed:rfnd_1:1714564800',
+    });
     expect(normalize(razorpay, refund).payment).toMatchObject({
       kind: 'payment.refunded',
+      objectId: 'rfnd_1',
       amount: '100.00',
       currency: 'INR',
       email: 'dee@example.com',
@@ -216,6 +258,7 @@ describe('paddle normalize', () => {
       payment: {
         externalEventId: 'evt_01hv',
         kind: 'payment.succeeded',
+        objectId: 'txn_1',
         amount: '11.90',
         currency: 'EUR',
         email: null,
@@ -227,10 +270,10 @@ describe('paddle normalize', () => {
     );
   });
 
-  it('transaction.payment_failed is a failed payment', () => {
-    expect(normalize(paddle, event('transaction.payment_failed', transaction)).payment?.kind).toBe(
-      'payment.failed',
-    );
+  it('transaction.payment_failed is a failed payment (no object id: a payment may fail again)', () => {
+    expect(
+      normalize(paddle, event('transaction.payment_failed', transaction)).payment,
+    ).toMatchObject({ kind: 'payment.failed', objectId: null });
   });
 
   it('an approved refund adjustment (created or updated) is a refund; others are ignored', () => {
@@ -246,6 +289,7 @@ describe('paddle normalize', () => {
       expect(normalize(paddle, event(type, adjustment)).payment).toEqual({
         externalEventId: 'evt_01hv',
         kind: 'payment.refunded',
+        objectId: 'adj_1',
         amount: '5.00',
         currency: 'USD',
         email: null,
@@ -290,6 +334,7 @@ describe('lemonsqueezy normalize', () => {
       payment: {
         externalEventId: 'order_created:orders:101',
         kind: 'payment.succeeded',
+        objectId: 'orders:101',
         amount: '9.99',
         currency: 'USD',
         email: 'fay@example.com',
@@ -310,9 +355,10 @@ describe('lemonsqueezy normalize', () => {
       eventId: 'subscription_payment_success:subscription-invoices:7',
       payment: { kind: 'payment.succeeded', amount: '15.00', currency: 'EUR' },
     });
-    expect(normalize(lemonsqueezy, invoice('subscription_payment_failed')).payment?.kind).toBe(
-      'payment.failed',
-    );
+    expect(normalize(lemonsqueezy, invoice('subscription_payment_failed')).payment).toMatchObject({
+      kind: 'payment.failed',
+      objectId: null,
+    });
   });
 
   it('order_refunded: the refunded amount, keyed so a second partial refund is a new event', () => {
@@ -320,7 +366,7 @@ describe('lemonsqueezy normalize', () => {
     const second = order('order_refunded', { currency: 'USD', total: 999, refunded_amount: 999 });
     expect(normalize(lemonsqueezy, first)).toMatchObject({
       eventId: 'order_refunded:orders:101:300',
-      payment: { kind: 'payment.refunded', amount: '3.00' },
+      payment: { kind: 'payment.refunded', objectId: 'orders:101:300', amount: '3.00' },
     });
     expect(normalize(lemonsqueezy, second).eventId).toBe('order_refunded:orders:101:999');
   });

@@ -38,7 +38,7 @@ interface Fixture {
   body: object;
   eventId: string;
   eventType: string;
-  /** Headers the provider sends besides the signature (Razorpay's event id). */
+  /** Headers the provider sends besides the signature (Razorpay's unsigned event id). */
   headers?: Record<string, string>;
   stored?: { kind: Kind; amount: string; currency: string };
 }
@@ -122,7 +122,6 @@ const CASES: ProviderCase[] = [
     timed: false,
     sign: (payload, secret) => ({ 'X-Razorpay-Signature': hmacHex(secret, payload) }),
     event(kind, email) {
-      const eventId = `evt_${uid()}`;
       const payment = {
         id: `pay_${uid()}`,
         entity: 'payment',
@@ -157,19 +156,22 @@ const CASES: ProviderCase[] = [
           { kind: 'payment.refunded', amount: '125.50', currency: 'INR' },
         ],
         other: ['order.paid', { order: { entity: { id: `order_${uid()}` } } }, undefined],
-      }[kind] as [string, object, Fixture['stored']];
+      }[kind] as [string, Record<string, { entity: { id: string } }>, Fixture['stored']];
+      const createdAt = nowSeconds();
+      // The event id header is not signed: the key is the signed event, entity id and time.
+      const subject = kind === 'payment.refunded' ? payload.refund : Object.values(payload)[0];
       return {
-        eventId,
+        eventId: `${event}:${subject.entity.id}:${createdAt}`,
         eventType: event,
         stored,
-        headers: { 'X-Razorpay-Event-Id': eventId },
+        headers: { 'X-Razorpay-Event-Id': `evt_${uid()}` },
         body: {
           entity: 'event',
           account_id: 'acc_test',
           event,
           contains: Object.keys(payload),
           payload,
-          created_at: nowSeconds(),
+          created_at: createdAt,
         },
       };
     },

@@ -86,6 +86,7 @@ function orderPayload(overrides: Record<string, unknown> = {}) {
     total_price: '403.50',
     currency: 'USD',
     financial_status: 'pending',
+    updated_at: '2024-10-01T10:00:00-04:00',
     customer: {
       id: 7,
       email: `ann.buyer+${tag}@example.test`,
@@ -99,18 +100,18 @@ function orderPayload(overrides: Record<string, unknown> = {}) {
 }
 
 /**
- * Every trace a delivery could leave, in any tenant: ledger rows of its webhook id, order
+ * Every trace a delivery could leave, in any tenant: ledger rows of its connection, order
  * rows of its order id, contacts with its email, outbox events naming either. Parallel test
  * files write the same tables, so "nothing written" is checked by these keys, not by totals.
  */
-async function traces(keys: { webhookId?: string; orderId?: unknown; email?: string }) {
+async function traces(keys: { connectionId?: string; orderId?: unknown; email?: string }) {
   return withSystemScope(database.db, async (trx) => {
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(trx)).rows[0].n);
     return {
-      ledger: keys.webhookId
+      ledger: keys.connectionId
         ? await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM inbound_events
-            WHERE provider = ${PROVIDER} AND delivery_id LIKE ${`%:${keys.webhookId}`}`)
+            WHERE provider = ${PROVIDER} AND delivery_id LIKE ${`${keys.connectionId}:%`}`)
         : 0,
       orders:
         keys.orderId === undefined
@@ -209,7 +210,8 @@ describe('a signed order delivery', () => {
     expect(ledger).toEqual([
       expect.objectContaining({
         tenant_id: shop.tenantId,
-        delivery_id: `${shop.connectionId}:${webhookId}`,
+        // The order's id and updated_at (signed), not the unsigned webhook id header.
+        delivery_id: `${shop.connectionId}:order:${order.id}@${order.updated_at}`,
         event_type: 'orders/create',
         content_type: 'application/json',
         raw_body: body,
@@ -222,16 +224,22 @@ describe('a signed order delivery', () => {
   });
 
   it('a redelivery of the same webhook id: 200 duplicate, nothing new', async () => {
-    const before = await traces({ webhookId, orderId: order.id, email: order.email });
+    const keys = { connectionId: shop.connectionId, orderId: order.id, email: order.email };
+    const before = await traces(keys);
     expect(before).toEqual({ ledger: 1, orders: 1, contacts: 1, events: 2 });
     const res = await deliver(shop, { topic: 'orders/create', body, webhookId });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(DUPLICATE);
-    expect(await traces({ webhookId, orderId: order.id, email: order.email })).toEqual(before);
+    expect(await traces(keys)).toEqual(before);
   });
 
   it('orders/paid for the same order: the row is updated in place, order.updated, no new contact', async () => {
-    const paid = JSON.stringify({ ...order, financial_status: 'paid', total_price: '410' });
+    const paid = JSON.stringify({
+      ...order,
+      financial_status: 'paid',
+      total_price: '410',
+      updated_at: '2024-10-01T10:05:00-04:00',
+    });
     const res = await deliver(shop, { topic: 'orders/paid', body: paid });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
@@ -315,7 +323,7 @@ describe('customer deliveries', () => {
     expect(res.body).toEqual(RECEIVED);
     expect(await tenantRows(database, 'crm_contacts', shop.tenantId)).toEqual([]);
     const [ledger] = await ledgerRows(database, PROVIDER).then((rows) =>
-      rows.filter((row) => row.delivery_id === `${shop.connectionId}:${webhookId}`),
+      rows.filter((row) => row.delivery_id.startsWith(`${shop.connectionId}:`)),
     );
     expect(ledger).toMatchObject({ outcome: 'ignored', detail: 'customer has no email' });
   });
@@ -347,7 +355,7 @@ describe('refused deliveries write nothing', () => {
     expect(res.status).toBe(status);
     expect(res.body).toEqual(expected);
     expect(
-      await traces({ webhookId: keys.webhookId, orderId: order.id, email: order.email }),
+      await traces({ connectionId: target.connectionId, orderId: order.id, email: order.email }),
     ).toEqual(NOTHING);
     expect(await tenantRows(database, 'commerce_orders', target.tenantId)).toEqual([]);
   }
@@ -481,7 +489,7 @@ describe('a connection without a stored secret', () => {
       expect.objectContaining({ external_order_id: String(order.id) }),
     ]);
     const [ledger] = (await ledgerRows(database, PROVIDER)).filter(
-      (row) => row.delivery_id === `${shop.connectionId}:${webhookId}`,
+      (row) => row.delivery_id === `${shop.connectionId}:order:${order.id}@${order.updated_at}`,
     );
     expect(ledger).toMatchObject({ verification: 'unverified', outcome: 'processed' });
 
@@ -512,37 +520,56 @@ describe('delivery ids and shop domains', () => {
     expect(await tenantRows(database, 'commerce_orders', shop.tenantId)).toHaveLength(1);
   });
 
-  it('without a webhook id the body digest is the key: the same bytes again are a duplicate', async () => {
+  it('the webhook id header keys nothing: with another one or none, the same order version is a duplicate', async () => {
     const shop = await connectShop();
-    const body = JSON.stringify(orderPayload());
-    const first = await deliver(shop, { body, webhookId: null });
+    const order = orderPayload();
+    const body = JSON.stringify(order);
+    const first = await deliver(shop, { body, webhookId: randomUUID() });
     expect(first.body).toEqual(RECEIVED);
-    const again = await deliver(shop, { body, webhookId: null });
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(DUPLICATE);
+    for (const webhookId of [randomUUID(), null]) {
+      const again = await deliver(shop, { body, webhookId });
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(DUPLICATE);
+    }
     const ledger = (await ledgerRows(database, PROVIDER)).filter((row) =>
       row.delivery_id.startsWith(`${shop.connectionId}:`),
     );
     expect(ledger.map((row) => row.delivery_id)).toEqual([
-      `${shop.connectionId}:sha256:${createHash('sha256').update(body).digest('hex')}`,
+      `${shop.connectionId}:order:${order.id}@${order.updated_at}`,
     ]);
     expect(await outboxEvents(database, shop.tenantId)).toHaveLength(2);
   });
 
-  it('a topic we do not store: 200, ledger "ignored", nothing else', async () => {
+  it('an order without updated_at is keyed by its kind and body digest: the same bytes again are a duplicate', async () => {
     const shop = await connectShop();
-    const webhookId = randomUUID();
-    const res = await deliver(shop, {
-      topic: 'products/create',
-      body: JSON.stringify({ id: 1, title: 'Lamp' }),
-      webhookId,
-    });
+    const { updated_at: _updatedAt, ...undated } = orderPayload();
+    const body = JSON.stringify(undated);
+    expect((await deliver(shop, { body })).body).toEqual(RECEIVED);
+    expect((await deliver(shop, { body })).body).toEqual(DUPLICATE);
+    const ledger = (await ledgerRows(database, PROVIDER)).filter((row) =>
+      row.delivery_id.startsWith(`${shop.connectionId}:`),
+    );
+    expect(ledger.map((row) => row.delivery_id)).toEqual([
+      `${shop.connectionId}:order:sha256:${createHash('sha256').update(body).digest('hex')}`,
+    ]);
+  });
+
+  it('a topic we do not store: 200, ledger "ignored" keyed by the body digest, nothing else', async () => {
+    const shop = await connectShop();
+    const body = JSON.stringify({ id: 1, title: 'Lamp' });
+    const res = await deliver(shop, { topic: 'products/create', body });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
-    const [ledger] = (await ledgerRows(database, PROVIDER)).filter(
-      (row) => row.delivery_id === `${shop.connectionId}:${webhookId}`,
+    // The topic header is not signed either: the same bytes under another topic we do not
+    // store are the same delivery.
+    const again = await deliver(shop, { topic: 'products/update', body });
+    expect(again.body).toEqual(DUPLICATE);
+    const [ledger, ...more] = (await ledgerRows(database, PROVIDER)).filter((row) =>
+      row.delivery_id.startsWith(`${shop.connectionId}:`),
     );
+    expect(more).toEqual([]);
     expect(ledger).toMatchObject({
+      delivery_id: `${shop.connectionId}:sha256:${createHash('sha256').update(body).digest('hex')}`,
       tenant_id: shop.tenantId,
       event_type: 'products/create',
       verification: 'verified',
@@ -615,7 +642,11 @@ describe('two tenants', () => {
       expect(events.map((e) => e.type)).toEqual(['contact.created', 'order.created']);
       expect(
         (await ledgerRows(database, PROVIDER)).filter((row) => row.tenant_id === shop.tenantId),
-      ).toEqual([expect.objectContaining({ delivery_id: `${shop.connectionId}:${webhookId}` })]);
+      ).toEqual([
+        expect.objectContaining({
+          delivery_id: `${shop.connectionId}:order:${order.id}@${order.updated_at}`,
+        }),
+      ]);
     }
     // One contact per tenant for the shared buyer: never one tenant's contact reused.
     expect(await traces({ email: shared.email })).toMatchObject({ contacts: 2 });

@@ -85,6 +85,7 @@ function orderPayload(overrides: Record<string, unknown> = {}) {
     status: 'processing',
     currency: 'EUR',
     total: '29.35',
+    date_modified_gmt: '2024-10-01T14:00:00',
     customer_id: 0,
     billing: {
       first_name: 'Bo',
@@ -101,14 +102,14 @@ function orderPayload(overrides: Record<string, unknown> = {}) {
  * Every trace a delivery could leave, in any tenant (parallel test files write the same
  * tables, so "nothing written" is checked by the delivery's own keys, not by totals).
  */
-async function traces(keys: { deliveryId?: string; orderId?: unknown; email?: string }) {
+async function traces(keys: { connectionId?: string; orderId?: unknown; email?: string }) {
   return withSystemScope(database.db, async (trx) => {
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(trx)).rows[0].n);
     return {
-      ledger: keys.deliveryId
+      ledger: keys.connectionId
         ? await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM inbound_events
-            WHERE provider = ${PROVIDER} AND delivery_id LIKE ${`%:${keys.deliveryId}`}`)
+            WHERE provider = ${PROVIDER} AND delivery_id LIKE ${`${keys.connectionId}:%`}`)
         : 0,
       orders:
         keys.orderId === undefined
@@ -215,7 +216,8 @@ describe('a signed order delivery', () => {
 
     expect((await tenantFootprint(shop.tenantId)).ledger).toEqual([
       expect.objectContaining({
-        delivery_id: `${shop.connectionId}:${deliveryId}`,
+        // The order's id and date_modified_gmt (signed), not the unsigned delivery id header.
+        delivery_id: `${shop.connectionId}:order:${order.id}@${order.date_modified_gmt}`,
         event_type: 'order.created',
         raw_body: body,
         verification: 'verified',
@@ -234,7 +236,11 @@ describe('a signed order delivery', () => {
   });
 
   it('order.updated: the same row updated, order.updated, the contact kept', async () => {
-    const updated = JSON.stringify({ ...order, status: 'completed' });
+    const updated = JSON.stringify({
+      ...order,
+      status: 'completed',
+      date_modified_gmt: '2024-10-01T14:05:00',
+    });
     const res = await deliver(shop, { topic: 'order.updated', body: updated });
     expect(res.status).toBe(200);
     const after = await tenantFootprint(shop.tenantId);
@@ -376,9 +382,13 @@ describe('refused deliveries write nothing', () => {
     const res = await deliver(shop, { deliveryId, ...delivery({ body: JSON.stringify(order) }) });
     expect(res.status).toBe(status);
     expect(res.body).toEqual(expected);
-    expect(await traces({ deliveryId, orderId: order.id, email: order.billing.email })).toEqual(
-      NOTHING,
-    );
+    expect(
+      await traces({
+        connectionId: shop.connectionId,
+        orderId: order.id,
+        email: order.billing.email,
+      }),
+    ).toEqual(NOTHING);
     expect(await tenantFootprint(shop.tenantId)).toEqual(EMPTY_TENANT);
   }
 
@@ -516,7 +526,9 @@ describe('sources, topics and tenants', () => {
       ]);
       expect(footprint.events.map((e) => e.type)).toEqual(['contact.created', 'order.created']);
       expect(footprint.ledger).toEqual([
-        expect.objectContaining({ delivery_id: `${shop.connectionId}:${deliveryId}` }),
+        expect.objectContaining({
+          delivery_id: `${shop.connectionId}:order:${order.id}@${order.date_modified_gmt}`,
+        }),
       ]);
     }
   });

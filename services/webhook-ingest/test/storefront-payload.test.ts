@@ -3,11 +3,13 @@ import {
   normaliseShopDomain,
   readStorefrontACustomer,
   readStorefrontAOrder,
+  readStorefrontAVersion,
 } from '../src/providers/storefront-a/handle';
 import {
   normaliseSourceUrl,
   readStorefrontBCustomer,
   readStorefrontBOrder,
+  readStorefrontBVersion,
 } from '../src/providers/storefront-b/handle';
 import { parseJsonBody } from '../src/receivers/parse-json';
 
@@ -98,7 +100,7 @@ describe('storefront A payloads', () => {
       { id: 1, email: 42 },
       { id: 1, total_price: 'ten' },
       { id: 1, total_price: '1e5' },
-      { id: 1, total_price: '99999999999999.99' },
+      { id: 1, total_price: `1${'0'.repeat(100)}` },
       { id: 1, customer: 'ann' },
       [],
       'order',
@@ -110,6 +112,32 @@ describe('storefront A payloads', () => {
         message: 'The order payload does not have the expected shape',
       });
     }
+  });
+
+  it("reads a total of any size in decimal shape: whether it fits the column is the store's check", () => {
+    for (const total of ['99999999999999.99', '100000000000000', '-0.001']) {
+      expect(readStorefrontAOrder({ id: 1, total_price: total }).total).toBe(total);
+    }
+  });
+
+  it('the version keying a delivery: id (exact, from the gid past 2^53) and updated_at, or null', () => {
+    expect(readStorefrontAVersion({ id: 5, updated_at: '2024-10-01T10:00:00-04:00' })).toEqual({
+      id: '5',
+      updatedAt: '2024-10-01T10:00:00-04:00',
+    });
+    const big = {
+      // Past 2^53: JSON.parse rounds it, the gid keeps it exact.
+      id: 2 ** 64 + 1,
+      admin_graphql_api_id: 'gid://storefront-a/Customer/18446744073709551617',
+      updated_at: '2024-10-01T10:00:00-04:00',
+    };
+    expect(readStorefrontAVersion(big)).toEqual({
+      id: '18446744073709551617',
+      updatedAt: '2024-10-01T10:00:00-04:00',
+    });
+    expect(readStorefrontAVersion({ ...big, admin_graphql_api_id: null })).toBeNull();
+    expect(readStorefrontAVersion({ id: 5 })).toBeNull();
+    expect(readStorefrontAVersion({ id: 5, updated_at: 7 })).toBeNull();
   });
 
   it('a customer: its own fields first, its default address second; none without an email', () => {
@@ -155,6 +183,20 @@ describe('storefront B payloads', () => {
   it('refuses an order without an id or with a non-decimal total', () => {
     expect(refusal(() => readStorefrontBOrder({ number: '1' })).status).toBe(400);
     expect(refusal(() => readStorefrontBOrder({ id: 1, total: 'free' })).status).toBe(400);
+  });
+
+  it('the version keying a delivery: id and date_modified_gmt (else date_modified), or null', () => {
+    expect(readStorefrontBVersion({ id: 7, date_modified_gmt: '2024-10-01T14:00:00' })).toEqual({
+      id: '7',
+      updatedAt: '2024-10-01T14:00:00',
+    });
+    expect(readStorefrontBVersion({ id: 7, date_modified: '2024-10-01T16:00:00' })).toEqual({
+      id: '7',
+      updatedAt: '2024-10-01T16:00:00',
+    });
+    expect(readStorefrontBVersion({ id: 7 })).toBeNull();
+    expect(readStorefrontBVersion({ date_modified_gmt: '2024-10-01T14:00:00' })).toBeNull();
+    expect(readStorefrontBVersion('order')).toBeNull();
   });
 
   it('a customer: email from the customer, else its billing address', () => {

@@ -43,7 +43,35 @@ export interface DeliveryScope {
 }
 
 export type Recorded<T extends Outcome> =
-  { duplicate: true } | { duplicate: false; ledgerId: string; result: T };
+  { duplicate: true } | { duplicate: false; ledgerId: string; result: T } | NotStored;
+
+/**
+ * A delivery that can never be stored as sent (see PermanentFailure): its writes rolled back,
+ * the ledger keeps it as `failed` with the reason, and the receiver answers 2xx so the provider
+ * stops retrying what would fail the same way every time.
+ */
+export interface NotStored {
+  duplicate: false;
+  ledgerId: string;
+  /** Safe to answer the provider with: our own words, never a driver message. */
+  notStored: string;
+}
+
+/**
+ * Thrown by a handler, before it writes anything, for a verified delivery that cannot be stored
+ * however often it is retried (a value outside its column's range): recordDelivery records it
+ * as failed for good instead of rethrowing.
+ */
+export class PermanentFailure extends Error {
+  constructor(
+    message: string,
+    /** The tenant the delivery belongs to, when known: the ledger row is then the tenant's. */
+    readonly tenantId: string | null = null,
+  ) {
+    super(message);
+    this.name = 'PermanentFailure';
+  }
+}
 
 const MAX_DETAIL = 500;
 
@@ -52,7 +80,10 @@ const MAX_DETAIL = 500;
  * all in one transaction. A delivery id already recorded (and not failed) is a redelivery:
  * nothing runs and nothing new is written. A previously failed one is claimed again, so a
  * provider's retry can succeed. When `handle` throws, its writes roll back and the ledger
- * keeps the delivery as `failed` with the error's message; the error is rethrown.
+ * keeps the delivery as `failed` with the error's message; the error is rethrown, except for a
+ * permanent failure (a PermanentFailure, or a Postgres data exception such as a numeric
+ * overflow, which the same bytes would raise again on every retry): that is returned as
+ * NotStored, so the receiver answers 2xx and the provider does not retry it forever.
  */
 export async function recordDelivery<T extends Outcome>(
   db: Kysely<Database>,
@@ -77,9 +108,47 @@ export async function recordDelivery<T extends Outcome>(
       return { duplicate: false, ledgerId, result } as const;
     });
   } catch (error) {
-    await recordFailure(db, delivery, error).catch(() => undefined);
-    throw error;
+    const permanent = permanentFailureOf(error);
+    if (!permanent) {
+      await recordFailure(db, delivery, errorMessage(error)).catch(() => undefined);
+      throw error;
+    }
+    const ledgerId = await recordFailure(db, delivery, permanent.detail, permanent.tenantId);
+    // No id: another attempt recorded the delivery as done meanwhile; this one is its duplicate.
+    return ledgerId
+      ? { duplicate: false, ledgerId, notStored: permanent.answer }
+      : { duplicate: true };
   }
+}
+
+interface Permanent {
+  /** For the ledger. */
+  detail: string;
+  /** For the provider. */
+  answer: string;
+  tenantId: string | null;
+}
+
+/** Postgres SQLSTATE class 22, data exception: numeric or datetime overflow, bad values. */
+const DATA_EXCEPTION = /^22[0-9A-Z]{3}$/;
+
+function permanentFailureOf(error: unknown): Permanent | undefined {
+  if (error instanceof PermanentFailure) {
+    return { detail: error.message, answer: error.message, tenantId: error.tenantId };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && DATA_EXCEPTION.test(code)) {
+    return {
+      detail: `Not stored: ${errorMessage(error)} (SQLSTATE ${code})`,
+      answer: 'A value in the delivery cannot be stored',
+      tenantId: null,
+    };
+  }
+  return undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** INSERT, or re-claim a failed row; undefined when the delivery is already recorded. */
@@ -116,24 +185,32 @@ function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {
   };
 }
 
+/**
+ * Keeps the delivery as `failed` with `reason`, in a transaction of its own (the handler's
+ * rolled back). Returns the ledger id, or undefined when the delivery is recorded as done.
+ */
 async function recordFailure(
   db: Kysely<Database>,
   delivery: Delivery,
-  error: unknown,
-): Promise<void> {
-  const detail = (error instanceof Error ? error.message : String(error)).slice(0, MAX_DETAIL);
-  await withSystemScope(db, (trx) =>
+  reason: string,
+  tenantId: string | null = null,
+): Promise<string | undefined> {
+  const detail = reason.slice(0, MAX_DETAIL);
+  const tenant = tenantId ? { tenant_id: tenantId } : {};
+  const row = await withSystemScope(db, (trx) =>
     trx
       .insertInto('inbound_events')
-      .values({ ...ledgerValues(delivery, 'failed'), detail, processed_at: new Date() })
+      .values({ ...ledgerValues(delivery, 'failed'), ...tenant, detail, processed_at: new Date() })
       .onConflict((oc) =>
         oc
           .columns(['provider', 'delivery_id'])
-          .doUpdateSet({ detail, processed_at: new Date() })
+          .doUpdateSet({ ...tenant, detail, processed_at: new Date() })
           .where('inbound_events.outcome', '=', 'failed'),
       )
-      .execute(),
+      .returning('id')
+      .executeTakeFirst(),
   );
+  return row?.id;
 }
 
 /**

@@ -3,6 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import { deliveryIdFrom } from '../../receivers/delivery-id';
 import { recordDelivery, type Outcome } from '../../ledger/record-delivery';
 import { parseJsonBody } from '../../receivers/parse-json';
+import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { secretNotConfigured } from '../../receivers/verification';
 import { handleSubscriptionChange } from './handle';
@@ -52,14 +53,10 @@ export function billingReceiver(ctx: ReceiverContext): Router {
         change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type),
     );
     ctx.logger.info(
-      {
-        provider: 'billing',
-        eventType: event.type,
-        outcome: recorded.duplicate ? 'duplicate' : recorded.result.outcome,
-      },
+      { provider: 'billing', eventType: event.type, outcome: outcomeOf(recorded) },
       'billing webhook received',
     );
-    res.json(recorded.duplicate ? { received: true, duplicate: true } : { received: true });
+    res.json(receivedBody(recorded));
   });
   return router;
 }

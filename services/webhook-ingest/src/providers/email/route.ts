@@ -3,6 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { deliveryIdFrom } from '../../receivers/delivery-id';
 import { parseJsonBody } from '../../receivers/parse-json';
+import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { headerValue, secretNotConfigured } from '../../receivers/verification';
 import { parseEmailEvent } from './event';
@@ -42,11 +43,7 @@ export function emailReceiver(ctx: ReceiverContext): Router {
       },
       (scope) => handleEmailEvent(scope, event),
     );
-    if (recorded.duplicate) {
-      res.json({ received: true, duplicate: true });
-      return;
-    }
-    res.json(recorded.result.response);
+    res.json('result' in recorded ? recorded.result.response : receivedBody(recorded));
   });
 
   return router;

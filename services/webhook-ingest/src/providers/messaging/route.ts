@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { bodyDigestId } from '../../receivers/delivery-id';
 import { parseJsonBody } from '../../receivers/parse-json';
+import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { unprocessable } from '../../receivers/verification';
 import { handleMessagingDelivery } from './handle';
@@ -67,9 +68,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
       },
       (scope) => handleMessagingDelivery(scope, readChanges(payload)),
     );
-    res
-      .status(200)
-      .json(recorded.duplicate ? { received: true, duplicate: true } : { received: true });
+    res.status(200).json(receivedBody(recorded));
   });
 
   return router;

@@ -56,11 +56,16 @@ export function networkReceiver(ctx: ReceiverContext): Router {
       },
       (scope) => handleNetworkBatch(scope, batch),
     );
-    if (recorded.duplicate) {
-      res.json({ ok: true, inserted: 0, unmatched: 0, unsupported: 0, duplicate: true });
+    if ('result' in recorded) {
+      res.json({ ok: true, ...recorded.result.counts });
       return;
     }
-    res.json({ ok: true, ...recorded.result.counts });
+    const nothing = { ok: true, inserted: 0, unmatched: 0, unsupported: 0 };
+    res.json(
+      recorded.duplicate
+        ? { ...nothing, duplicate: true }
+        : { ...nothing, stored: false, reason: recorded.notStored },
+    );
   });
 
   return router;

@@ -1,6 +1,6 @@
 import { bodyDigestId } from '../../receivers/delivery-id';
 import { unprocessable } from '../../receivers/verification';
-import { minorToMajor } from './amounts';
+import { amountFields } from './amounts';
 import { verifyBodyHmac } from '../../receivers/body-hmac';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
@@ -29,7 +29,8 @@ export const lemonsqueezy: PaymentProviderModule = {
    * Lemon Squeezy sends no event id: `meta.event_name` names the event and `data` is the
    * order or subscription invoice, so the event is keyed by name and object id. A second
    * partial refund of one order is a new event with the same name and id, so refunds also
-   * carry the refunded total. Amounts are in cents.
+   * carry the refunded total. Amounts are in cents. An order (or subscription invoice) is paid
+   * once and each refunded total refunded once, so those are the object ids; failures have none.
    */
   normalize(body, rawBody) {
     const eventType = text(at(body, 'meta', 'event_name'));
@@ -41,11 +42,12 @@ export const lemonsqueezy: PaymentProviderModule = {
     const objectId = text(at(data, 'id'), 100);
     const kind = KINDS[eventType];
     const refunded = kind === 'payment.refunded' ? at(attributes, 'refunded_amount') : undefined;
-    const eventId = objectId
-      ? [eventType, text(at(data, 'type'), 50) ?? 'object', objectId, text(refunded, 30)]
+    const object = objectId
+      ? [text(at(data, 'type'), 50) ?? 'object', objectId, text(refunded, 30)]
           .filter(Boolean)
           .join(':')
-      : bodyDigestId(rawBody);
+      : null;
+    const eventId = object ? `${eventType}:${object}` : bodyDigestId(rawBody);
     if (!kind) return { eventId, eventType, payment: null };
     const currency = currencyCode(at(attributes, 'currency'));
     return {
@@ -54,7 +56,8 @@ export const lemonsqueezy: PaymentProviderModule = {
       payment: {
         externalEventId: eventId,
         kind,
-        amount: minorToMajor(refunded ?? at(attributes, 'total'), currency),
+        objectId: kind === 'payment.failed' ? null : object,
+        ...amountFields(refunded ?? at(attributes, 'total'), currency),
         currency,
         email: emailAddress(at(attributes, 'user_email')),
       },

@@ -8,7 +8,7 @@ import {
   unprocessable,
   type Verification,
 } from '../../receivers/verification';
-import { minorToMajor } from './amounts';
+import { amountFields } from './amounts';
 import { at, currencyCode, emailAddress, firstText, text } from './payload';
 import type { PaymentEvent, PaymentKind, PaymentProviderModule } from './payment-event';
 
@@ -66,7 +66,10 @@ export const paddle: PaymentProviderModule = {
    * Transactions carry `details.totals`, adjustments `totals`, both as strings in minor
    * units. A refund is an adjustment with action `refund`; it is stored once approved (a
    * refund pending approval has refunded nothing yet, and is often followed by an
-   * adjustment.updated that approves it).
+   * adjustment.updated that approves it). Keyed by the signed body's `event_id`. A transaction
+   * completes once and an adjustment refunds once, so their ids are the object ids (an
+   * adjustment.created already approved and its adjustment.updated store one refund); a
+   * transaction's payment may fail many times, so failures have none.
    */
   normalize(body) {
     const eventId = text(at(body, 'event_id'), 200);
@@ -81,7 +84,8 @@ export const paddle: PaymentProviderModule = {
       const currency = currencyCode(at(data, 'currency_code'));
       const totals = at(data, 'details', 'totals');
       const minor = firstText(at(totals, 'grand_total'), at(totals, 'total'));
-      return payment(eventId, eventType, transactionKind, minor, currency, data);
+      const objectId = transactionKind === 'payment.succeeded' ? text(at(data, 'id'), 200) : null;
+      return payment(eventId, eventType, transactionKind, objectId, minor, currency, data);
     }
     if (ADJUSTMENT_EVENTS.has(eventType)) {
       if (at(data, 'action') !== 'refund') return { ...ignored, ignoredReason: 'not a refund' };
@@ -95,6 +99,7 @@ export const paddle: PaymentProviderModule = {
         eventId,
         eventType,
         'payment.refunded',
+        text(at(data, 'id'), 200),
         at(data, 'totals', 'total'),
         currency,
         data,
@@ -108,6 +113,7 @@ function payment(
   eventId: string,
   eventType: string,
   kind: PaymentKind,
+  objectId: string | null,
   minor: unknown,
   currency: string | null,
   data: unknown,
@@ -118,7 +124,8 @@ function payment(
     payment: {
       externalEventId: eventId,
       kind,
-      amount: minorToMajor(minor, currency),
+      objectId,
+      ...amountFields(minor, currency),
       currency,
       // Paddle sends a customer id; an email only when the customer is included.
       email: emailAddress(at(data, 'customer', 'email'), at(data, 'customer_email')),

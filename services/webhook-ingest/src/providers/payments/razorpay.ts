@@ -1,12 +1,11 @@
 import { bodyDigestId } from '../../receivers/delivery-id';
-import { headerValue, unprocessable } from '../../receivers/verification';
-import { minorToMajor } from './amounts';
+import { unprocessable } from '../../receivers/verification';
+import { amountFields } from './amounts';
 import { verifyBodyHmac } from '../../receivers/body-hmac';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
 export const RAZORPAY_SIGNATURE_HEADER = 'X-Razorpay-Signature';
-export const RAZORPAY_EVENT_ID_HEADER = 'x-razorpay-event-id';
 
 const KINDS: Record<string, PaymentKind> = {
   'payment.captured': 'payment.succeeded',
@@ -26,19 +25,31 @@ export const razorpay: PaymentProviderModule = {
   },
 
   /**
-   * The event name is in the body; its id only in the x-razorpay-event-id header (the same
-   * on every retry), so a delivery without it is keyed by a digest of the body. Payments and
-   * refunds arrive as `payload.<entity>.entity`, amounts in minor units (paise).
+   * The event's id travels only in the x-razorpay-event-id header, which the signature does
+   * not cover (re-sending a signed body with another id there must not record it twice), so
+   * the event is keyed by what the signed body says: `<event>:<entity id>:<created_at>`, the
+   * entity being the payment or refund (else the first one `contains` names); a body without
+   * both is keyed by its digest. Payments and refunds arrive as `payload.<entity>.entity`,
+   * amounts in minor units (paise). A payment id is one payment attempt and a refund id one
+   * refund, so each is stored once per kind.
    */
-  normalize(body, rawBody, headers) {
+  normalize(body, rawBody) {
     const eventType = text(at(body, 'event'));
     if (!eventType) throw unprocessable('The body is not a Razorpay event (event required)');
-    const eventId =
-      text(headerValue(headers, RAZORPAY_EVENT_ID_HEADER), 200) ?? bodyDigestId(rawBody);
     const kind = KINDS[eventType];
-    if (!kind) return { eventId, eventType, payment: null };
     const payment = at(body, 'payload', 'payment', 'entity');
-    const subject = kind === 'payment.refunded' ? at(body, 'payload', 'refund', 'entity') : payment;
+    const subject = !kind
+      ? at(body, 'payload', text(at(body, 'contains', 0), 50) ?? 'payment', 'entity')
+      : kind === 'payment.refunded'
+        ? at(body, 'payload', 'refund', 'entity')
+        : payment;
+    const subjectId = text(at(subject, 'id'), 100);
+    const createdAt = text(at(body, 'created_at'), 30);
+    const eventId =
+      subjectId && createdAt
+        ? `${eventType.slice(0, 60)}:${subjectId}:${createdAt}`
+        : bodyDigestId(rawBody);
+    if (!kind) return { eventId, eventType, payment: null };
     const currency = currencyCode(at(subject, 'currency'));
     return {
       eventId,
@@ -46,7 +57,8 @@ export const razorpay: PaymentProviderModule = {
       payment: {
         externalEventId: eventId,
         kind,
-        amount: minorToMajor(at(subject, 'amount'), currency),
+        objectId: subjectId,
+        ...amountFields(at(subject, 'amount'), currency),
         currency,
         email: emailAddress(at(payment, 'email')),
       },

@@ -3,6 +3,7 @@ import { errors, rawBody } from '@crm/shared/http';
 import { Router, type Request, type RequestHandler } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { parseJsonBody } from '../../receivers/parse-json';
+import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { secretUnavailable } from '../../receivers/verification';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
@@ -34,7 +35,7 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
       if (!verification.ok) throw verification.rejection;
 
       const body = parseJsonBody(raw);
-      const event = module.normalize(body, raw, req.headers);
+      const event = module.normalize(body, raw);
       const recorded = await recordDelivery(
         ctx.db,
         {
@@ -59,11 +60,11 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
           provider: `payments_${provider}`,
           connectionId: connection.connectionId,
           eventType: event.eventType,
-          outcome: recorded.duplicate ? 'duplicate' : recorded.result.outcome,
+          outcome: outcomeOf(recorded),
         },
         'payment webhook received',
       );
-      res.json(recorded.duplicate ? { received: true, duplicate: true } : { received: true });
+      res.json(receivedBody(recorded));
     },
   );
   return router;

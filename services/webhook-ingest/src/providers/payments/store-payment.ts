@@ -1,5 +1,5 @@
 import { writeEvent } from '@crm/shared/events';
-import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import type { NormalizedPayment, PaymentProvider } from './payment-event';
 
 export interface PaymentConnection {
@@ -12,7 +12,10 @@ export interface PaymentConnection {
  * Stores one payment activity for the connection's tenant: the `payment_events` row (linked
  * to the tenant's contact with the payer's email, when there is one) and its
  * `payment.succeeded` / `payment.failed` / `payment.refunded` event, in the delivery's
- * transaction. An event id already stored for the connection writes nothing more.
+ * transaction. Idempotent on the provider's ids: an event id already stored for the
+ * connection, or a payment/refund (`objectId`) already stored for the tenant under another
+ * event, writes nothing more and emits nothing. An amount the column cannot hold stores
+ * nothing at all: the delivery is recorded as failed for good (PermanentFailure).
  */
 export async function storePayment(
   { asTenant }: DeliveryScope,
@@ -21,6 +24,7 @@ export async function storePayment(
   payload: unknown,
 ): Promise<Outcome> {
   const { tenantId, connectionId, provider } = connection;
+  if (payment.unstorableAmount) throw new PermanentFailure(payment.unstorableAmount, tenantId);
   return asTenant(tenantId, async (trx) => {
     const contact = payment.email
       ? await trx
@@ -37,6 +41,7 @@ export async function storePayment(
         connection_id: connectionId,
         provider,
         external_event_id: payment.externalEventId,
+        provider_object_id: payment.objectId,
         kind: payment.kind,
         amount: payment.amount,
         currency: payment.currency,
@@ -45,10 +50,14 @@ export async function storePayment(
         // From parseJsonBody: strings and keys already storable, depth bounded.
         payload: JSON.stringify(payload),
       })
-      .onConflict((oc) => oc.columns(['connection_id', 'external_event_id']).doNothing())
+      // Either unique key: (connection_id, external_event_id) or, where there is an object id,
+      // (tenant_id, provider, kind, provider_object_id).
+      .onConflict((oc) => oc.doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (!stored) return { outcome: 'ignored', tenantId, detail: 'Payment event already stored' };
+    if (!stored) {
+      return { outcome: 'ignored', tenantId, detail: 'Payment or payment event already stored' };
+    }
     await writeEvent(trx, {
       type: payment.kind,
       tenant_id: tenantId,

@@ -1,6 +1,6 @@
 import { headerValue, reject, unprocessable } from '../../receivers/verification';
 import { verifyStripeSignature } from '../billing/stripe-signature';
-import { minorToMajor } from './amounts';
+import { amountFields } from './amounts';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
@@ -22,7 +22,10 @@ export const stripe: PaymentProviderModule = {
 
   /**
    * payment_intent.succeeded / payment_failed carry a PaymentIntent, charge.refunded a Charge
-   * whose `amount_refunded` is the total refunded so far. Amounts are in minor units.
+   * whose `amount_refunded` is the total refunded so far. Amounts are in minor units. Keyed by
+   * the event id in the signed body. A PaymentIntent succeeds once (its id is the object id);
+   * a charge's refunds are told apart by the total refunded so far; a PaymentIntent may fail
+   * many times, so failures have no object id.
    */
   normalize(body) {
     const eventId = text(at(body, 'id'), 200);
@@ -46,7 +49,8 @@ export const stripe: PaymentProviderModule = {
       payment: {
         externalEventId: eventId,
         kind,
-        amount: minorToMajor(minor, currency),
+        objectId: stripeObjectId(kind, text(at(object, 'id'), 200), text(minor, 30)),
+        ...amountFields(minor, currency),
         currency,
         email: emailAddress(
           at(object, 'receipt_email'),
@@ -58,3 +62,11 @@ export const stripe: PaymentProviderModule = {
     };
   },
 };
+
+/** See normalize: what one stored row of `kind` stands for (the migration 0008 backfill agrees). */
+function stripeObjectId(kind: PaymentKind, id: string | null, minor: string | null) {
+  if (!id) return null;
+  if (kind === 'payment.succeeded') return id;
+  if (kind === 'payment.refunded') return minor ? `${id}:${minor}` : null;
+  return null;
+}

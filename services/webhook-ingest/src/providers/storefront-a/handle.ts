@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { decimal, email, readShape, text, textOrNumber } from '../storefront-shared/payload-fields';
-import { rawRecordId, recordIdText } from '../storefront-shared/record-id';
-import type { ContactInput, OrderInput, TopicKind } from '../storefront-shared/storefront-event';
+import { rawRecordId, recordIdText, recordVersion } from '../storefront-shared/record-id';
+import type {
+  ContactInput,
+  OrderInput,
+  RecordVersion,
+  TopicKind,
+} from '../storefront-shared/storefront-event';
 
 /** Storefront A's topics we store; every other topic is acknowledged and ignored. */
 export const STOREFRONT_A_TOPICS: ReadonlyMap<string, TopicKind> = new Map([
@@ -43,6 +48,21 @@ const orderSchema = z.object({
 const customerSchema = z.object({ email, ...person, default_address: address });
 
 const GID_ORDER_ID = /^gid:\/\/[^/]+\/Order\/([0-9]{1,30})$/;
+const GID_ID = /^gid:\/\/[^/]+\/[A-Za-z]+\/([0-9]{1,30})$/;
+
+const versionSchema = z.object({
+  id: rawRecordId.nullish(),
+  admin_graphql_api_id: z.string().max(300).nullish(),
+  updated_at: text(100),
+});
+
+/** An order's or customer's id and `updated_at` (storefront A sends both on each). */
+export function readStorefrontAVersion(payload: unknown): RecordVersion | null {
+  const parsed = versionSchema.safeParse(payload);
+  if (!parsed.success) return null;
+  const exactId = GID_ID.exec(parsed.data.admin_graphql_api_id ?? '')?.[1];
+  return recordVersion(parsed.data.id, parsed.data.updated_at, exactId);
+}
 
 /** An order delivery: the order, and its buyer as a contact when it names an email. */
 export function readStorefrontAOrder(payload: unknown): OrderInput {

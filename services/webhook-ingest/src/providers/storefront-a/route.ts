@@ -5,6 +5,7 @@ import {
   normaliseShopDomain,
   readStorefrontACustomer,
   readStorefrontAOrder,
+  readStorefrontAVersion,
   STOREFRONT_A_TOPICS,
 } from './handle';
 import { verifyStorefrontA } from './verify';
@@ -17,12 +18,12 @@ export function storefrontAReceiver(ctx: ReceiverContext): Router {
     headers: {
       shop: 'x-storefront-a-shop-domain',
       topic: 'x-storefront-a-topic',
-      deliveryId: 'x-storefront-a-webhook-id',
     },
     normaliseShop: normaliseShopDomain,
     verify: verifyStorefrontA,
     topics: STOREFRONT_A_TOPICS,
     readOrder: readStorefrontAOrder,
     readCustomer: readStorefrontACustomer,
+    readVersion: readStorefrontAVersion,
   });
 }

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { decimal, email, readShape, text, textOrNumber } from '../storefront-shared/payload-fields';
-import { rawRecordId, recordIdText } from '../storefront-shared/record-id';
-import type { ContactInput, OrderInput, TopicKind } from '../storefront-shared/storefront-event';
+import { rawRecordId, recordIdText, recordVersion } from '../storefront-shared/record-id';
+import type {
+  ContactInput,
+  OrderInput,
+  RecordVersion,
+  TopicKind,
+} from '../storefront-shared/storefront-event';
 
 /** Storefront B's topics we store; every other topic is acknowledged and ignored. */
 export const STOREFRONT_B_TOPICS: ReadonlyMap<string, TopicKind> = new Map([
@@ -41,6 +46,20 @@ const customerSchema = z.object({
   last_name: text(200),
   billing,
 });
+
+const versionSchema = z.object({
+  id: rawRecordId.nullish(),
+  date_modified_gmt: text(100),
+  date_modified: text(100),
+});
+
+/** An order's or customer's id and modification time (`date_modified_gmt`, else local). */
+export function readStorefrontBVersion(payload: unknown): RecordVersion | null {
+  const parsed = versionSchema.safeParse(payload);
+  if (!parsed.success) return null;
+  const { id, date_modified_gmt, date_modified } = parsed.data;
+  return recordVersion(id, date_modified_gmt ?? date_modified);
+}
 
 /** An order delivery: the order, and its billing contact when it names an email. */
 export function readStorefrontBOrder(payload: unknown): OrderInput {

@@ -5,6 +5,7 @@ import {
   normaliseSourceUrl,
   readStorefrontBCustomer,
   readStorefrontBOrder,
+  readStorefrontBVersion,
   STOREFRONT_B_TOPICS,
 } from './handle';
 import { isStorefrontBPing, verifyStorefrontB } from './verify';
@@ -17,13 +18,13 @@ export function storefrontBReceiver(ctx: ReceiverContext): Router {
     headers: {
       shop: 'x-storefront-b-webhook-source',
       topic: 'x-storefront-b-webhook-topic',
-      deliveryId: 'x-storefront-b-webhook-delivery-id',
     },
     normaliseShop: normaliseSourceUrl,
     verify: verifyStorefrontB,
     topics: STOREFRONT_B_TOPICS,
     readOrder: readStorefrontBOrder,
     readCustomer: readStorefrontBCustomer,
+    readVersion: readStorefrontBVersion,
     isPing: isStorefrontBPing,
   });
 }

@@ -1,4 +1,5 @@
-import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
+import { fitsNumeric } from '../../receivers/numeric-range';
 import { storeOrder, upsertContact, type StorefrontConnectionRef } from './store-order';
 import type { StorefrontEvent } from './storefront-event';
 
@@ -30,13 +31,21 @@ export async function handleStorefrontEvent(
       };
     }
     case 'order': {
+      const { total } = event.order;
+      // Checked before anything is written, the buyer's contact included.
+      if (total !== null && !fitsNumeric(total, 16, 2)) {
+        throw new PermanentFailure(
+          `The order total ${total} does not fit commerce_orders.total numeric(16,2)`,
+          tenantId,
+        );
+      }
       const order = await scope.asTenant(tenantId, (trx) =>
         storeOrder(trx, connection, event.order),
       );
       return {
         outcome: 'processed',
         tenantId,
-        detail: `order ${order.id} ${order.created ? 'created' : 'updated'}`,
+        detail: `order ${order.id} ${order.created ? 'created' : order.changed ? 'updated' : 'unchanged'}`,
       };
     }
   }

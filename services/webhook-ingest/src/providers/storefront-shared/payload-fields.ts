@@ -29,11 +29,12 @@ export const email = z
   .nullish()
   .transform((value) => blankToNull(value)?.toLowerCase() ?? null);
 
-// numeric(16, 2) holds 14 digits before the point and rounds extra decimals: 13 digits
-// leave room for that rounding (9999999999999.999 -> 10000000000000.00) without overflow.
-const DECIMAL = /^-?\d{1,13}(\.\d+)?$/;
+// Only the shape is checked here (not a decimal: 400). Whether it fits the column it is stored
+// in is checked before storing, against that column (an order total that does not fit is
+// recorded as not stored, 200, rather than refused: see handle-event.ts).
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 export const decimal = z
-  .union([z.string().max(40), z.number()])
+  .union([z.string().max(100), z.number()])
   .nullish()
   .transform(blankToNull)
   .refine((value) => value === null || DECIMAL.test(value), {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { unprocessable } from '../../receivers/verification';
+import type { RecordVersion } from './storefront-event';
 
 /** A platform record id as sent: a non-empty string or a whole number. */
 export const rawRecordId = z.union([
@@ -7,6 +8,20 @@ export const rawRecordId = z.union([
   // Not z.int(): it refuses numbers beyond 2^53, which recordIdText resolves instead.
   z.number().nonnegative().refine(Number.isInteger, { message: 'expected a whole number id' }),
 ]);
+
+/**
+ * The record's version (id and update time) when the body names both and the id can be read
+ * exactly; null otherwise (the delivery is then keyed by its body digest).
+ */
+export function recordVersion(
+  id: z.infer<typeof rawRecordId> | null | undefined,
+  updatedAt: string | null | undefined,
+  exact?: string | null,
+): RecordVersion | null {
+  if (id === null || id === undefined || !updatedAt) return null;
+  if (typeof id === 'number' && !Number.isSafeInteger(id) && !exact) return null;
+  return { id: recordIdText(id, exact), updatedAt };
+}
 
 /**
  * The id as the text we key records by. A number beyond 2^53 was already rounded by

@@ -55,13 +55,15 @@ export async function upsertContact(
 
 /**
  * Upserts the order by (connection, platform order id), linking its buyer's contact; the
- * latest delivery's values win. Emits `order.created` the first time, else `order.updated`.
+ * latest delivery's values win. Emits `order.created` the first time, `order.updated` when a
+ * later delivery changed the row, and nothing when it carries what is stored already (the
+ * same order sent again under another key, e.g. re-serialised): `changed` is then false.
  */
 export async function storeOrder(
   trx: Trx,
   connection: StorefrontConnectionRef,
   order: OrderInput,
-): Promise<StoredRecord> {
+): Promise<StoredRecord & { changed: boolean }> {
   const contact = order.customer ? await upsertContact(trx, connection, order.customer) : null;
   const { rows } = await sql<StoredRecord & { contact_id: string | null; total: string | null }>`
     INSERT INTO commerce_orders AS o
@@ -78,8 +80,21 @@ export async function storeOrder(
       status = EXCLUDED.status,
       payload = EXCLUDED.payload,
       updated_at = now()
+    WHERE (o.order_number, o.email, o.contact_id, o.total, o.currency, o.status, o.payload)
+      IS DISTINCT FROM (EXCLUDED.order_number, EXCLUDED.email,
+        COALESCE(EXCLUDED.contact_id, o.contact_id), EXCLUDED.total, EXCLUDED.currency,
+        EXCLUDED.status, EXCLUDED.payload)
     RETURNING id, contact_id, total, (xmax = 0) AS created`.execute(trx);
   const stored = rows[0];
+  if (!stored) {
+    const existing = await trx
+      .selectFrom('commerce_orders')
+      .select('id')
+      .where('connection_id', '=', connection.connectionId)
+      .where('external_order_id', '=', order.externalOrderId)
+      .executeTakeFirstOrThrow();
+    return { id: existing.id, created: false, changed: false };
+  }
   await writeEvent(trx, {
     type: stored.created ? 'order.created' : 'order.updated',
     tenant_id: connection.tenantId,
@@ -96,5 +111,5 @@ export async function storeOrder(
       status: order.status,
     },
   });
-  return { id: stored.id, created: stored.created };
+  return { id: stored.id, created: stored.created, changed: true };
 }

@@ -27,10 +27,19 @@ export interface OrderInput {
   payload: unknown;
 }
 
+/**
+ * Which version of a record a body is: the platform's record id and its last-update time, both
+ * read from the signed body. Keys the delivery in the ledger (see storefront-receiver.ts).
+ */
+export interface RecordVersion {
+  id: string;
+  updatedAt: string;
+}
+
 /** What one verified delivery asks of us, read from its topic and body before it is recorded. */
 export type StorefrontEvent =
-  | { kind: 'order'; order: OrderInput }
-  | { kind: 'customer'; contact: ContactInput | null }
+  | { kind: 'order'; order: OrderInput; version: RecordVersion | null }
+  | { kind: 'customer'; contact: ContactInput | null; version: RecordVersion | null }
   | { kind: 'ignored'; reason: string };
 
 /** The records a topic is about; any other topic is acknowledged and ignored. */

@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { withSystemScope, type InboundVerification } from '@crm/shared/db';
 import { errors, rawBody } from '@crm/shared/http';
 import { Router, type Request } from 'express';
-import { deliveryIdFrom } from '../../receivers/delivery-id';
+import { bodyDigestId, deliveryIdFrom } from '../../receivers/delivery-id';
 import { parseJsonBody } from '../../receivers/parse-json';
+import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { headerValue, secretUnavailable, type Verification } from '../../receivers/verification';
 import { recordDelivery } from '../../ledger/record-delivery';
@@ -15,6 +16,7 @@ import { handleStorefrontEvent } from './handle-event';
 import type {
   ContactInput,
   OrderInput,
+  RecordVersion,
   StorefrontEvent,
   StorefrontPlatform,
   TopicKind,
@@ -25,7 +27,8 @@ import { rawBytes } from '../../receivers/raw-bytes';
 export interface StorefrontScheme {
   platform: StorefrontPlatform;
   path: string;
-  headers: { shop: string; topic: string; deliveryId: string };
+  /** The platform also sends a webhook/delivery id header; unsigned, so it keys nothing. */
+  headers: { shop: string; topic: string };
   /** The connection's `shop_identifier` as the shop header names it. */
   normaliseShop(value: string): string;
   verify(rawBody: Buffer, headers: IncomingHttpHeaders, secret: string): Verification;
@@ -33,6 +36,8 @@ export interface StorefrontScheme {
   readOrder(payload: unknown): OrderInput;
   /** Null when the customer has no email to key a contact by. */
   readCustomer(payload: unknown): ContactInput | null;
+  /** The order's or customer's id and last-update time, when the body has both. */
+  readVersion(payload: unknown): RecordVersion | null;
   /** A request answered 200 before anything else, storing nothing (storefront B's ping). */
   isPing?(rawBody: Buffer, headers: IncomingHttpHeaders): boolean;
 }
@@ -55,13 +60,12 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
     const verification = verifyDelivery(ctx, scheme, connection, body, req.headers);
     const topic = headerValue(req.headers, scheme.headers.topic)?.trim();
     const event = readEvent(scheme, topic, body);
-    const deliveryId = deliveryIdFrom(headerValue(req.headers, scheme.headers.deliveryId), body);
     const recorded = await recordDelivery(
       ctx.db,
       {
         provider: scheme.platform,
-        // Webhook ids are the platform's, not ours: two shops may send the same one.
-        deliveryId: `${connection.connectionId}:${deliveryId}`,
+        // Record ids are the shop's, not ours: two shops may send the same one.
+        deliveryId: `${connection.connectionId}:${deliveryKeyOf(event, body)}`,
         eventType: topic?.slice(0, 200) ?? null,
         rawBody: body,
         contentType: contentTypeOf(req),
@@ -69,11 +73,28 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
       },
       (scope) => handleStorefrontEvent(scope, { ...connection, platform: scheme.platform }, event),
     );
-    res
-      .status(200)
-      .json(recorded.duplicate ? { received: true, duplicate: true } : { received: true });
+    res.status(200).json(receivedBody(recorded));
   });
   return router;
+}
+
+/**
+ * The delivery's ledger key, from the body only: both platforms sign the body and not their
+ * webhook/delivery id headers, and a connection without a secret has nothing signed at all, so
+ * a header must never decide whether a delivery is new.
+ *  - An order or customer topic: `<kind>:<record id>@<update time>` (a platform's retries, and
+ *    its other topics about the same version, are then one delivery), else
+ *    `<kind>:sha256:<body digest>`.
+ *  - Any other topic (stored nowhere): the body digest, so replaying one body under made-up
+ *    topics adds no ledger rows; prefixed keys above keep a stored topic from ever colliding
+ *    with it.
+ */
+function deliveryKeyOf(event: StorefrontEvent, body: Buffer): string {
+  if (event.kind === 'ignored') return bodyDigestId(body);
+  const { version } = event;
+  return version
+    ? deliveryIdFrom(`${event.kind}:${version.id}@${version.updatedAt}`, body)
+    : `${event.kind}:${bodyDigestId(body)}`;
 }
 
 async function findConnection(
@@ -140,9 +161,10 @@ function readEvent(
     };
   }
   const payload = parseJsonBody(body);
+  const version = scheme.readVersion(payload);
   return kind === 'order'
-    ? { kind, order: scheme.readOrder(payload) }
-    : { kind, contact: scheme.readCustomer(payload) };
+    ? { kind, order: scheme.readOrder(payload), version }
+    : { kind, contact: scheme.readCustomer(payload), version };
 }
 
 function contentTypeOf(req: Request): string | undefined {

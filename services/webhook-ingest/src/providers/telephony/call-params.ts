@@ -1,3 +1,4 @@
+import { INTEGER_MAX } from '../../receivers/numeric-range';
 import { firstParam, type FormParams } from './form-params';
 
 /** The call a status callback is about, read from its form parameters. */
@@ -8,6 +9,8 @@ export interface CallUpdate {
   from: string | null;
   to: string | null;
   durationSeconds: number | null;
+  /** Why a value the callback carries cannot be stored (then nothing of it is). */
+  unstorable?: string;
 }
 
 const MAX_ID = 200;
@@ -15,7 +18,9 @@ const MAX_FIELD = 100;
 
 /**
  * CallSid and CallStatus are what a call log needs; without either (or with values no real
- * provider sends, e.g. kilobytes long) the delivery is acknowledged and ignored.
+ * provider sends, e.g. kilobytes long) the delivery is acknowledged and ignored. A CallDuration
+ * that is not a whole number of seconds is stored as unknown (null); one beyond what
+ * call_logs.duration_seconds (integer) holds makes the callback unstorable.
  */
 export function readCallUpdate(params: FormParams): CallUpdate | undefined {
   const callSid = firstParam(params, 'CallSid');
@@ -24,13 +29,20 @@ export function readCallUpdate(params: FormParams): CallUpdate | undefined {
     return undefined;
   }
   const duration = firstParam(params, 'CallDuration');
-  return {
+  const seconds = duration !== undefined && /^\d+$/.test(duration) ? Number(duration) : null;
+  const call: CallUpdate = {
     callSid,
     status,
     direction: bounded(firstParam(params, 'Direction')),
     from: bounded(firstParam(params, 'From')),
     to: bounded(firstParam(params, 'To')),
-    durationSeconds: duration && /^\d{1,9}$/.test(duration) ? Number(duration) : null,
+    durationSeconds: seconds,
+  };
+  if (seconds === null || seconds <= INTEGER_MAX) return call;
+  return {
+    ...call,
+    durationSeconds: null,
+    unstorable: `The CallDuration ${bounded(duration)} does not fit call_logs.duration_seconds (integer, at most ${INTEGER_MAX})`,
   };
 }
 

@@ -1,14 +1,17 @@
 import { writeEvent } from '@crm/shared/events';
 import { sql } from 'kysely';
-import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
+import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import { findTelephonyNumbers } from '../../tenancy/cross-tenant-lookups';
 import { ownNumberFirst, type CallUpdate } from './call-params';
 
 /**
  * Stores a verified status callback: the call log of (tenant, CallSid) is created or replaced
  * by this delivery's values. Last delivery wins: providers send a call's statuses in order
- * and each carries the whole call, so no status ranking is attempted. One event per delivery:
- * `call.completed` when the call ended normally, `call.status_changed` for every other status.
+ * and each carries the whole call, so no status ranking is attempted. One event per delivery
+ * that created or changed the call log: `call.completed` when the call ended normally,
+ * `call.status_changed` for every other status. A delivery that changes none of the call's
+ * fields (the same status, duration, direction and numbers) writes nothing and emits nothing.
+ * A value the call log cannot hold stores nothing at all (PermanentFailure).
  */
 export async function handleCallDelivery(
   scope: DeliveryScope,
@@ -21,8 +24,9 @@ export async function handleCallDelivery(
   const ownNumber = candidates.find((number) => owners.has(number));
   const owner = ownNumber === undefined ? undefined : owners.get(ownNumber);
   if (!owner) return { outcome: 'unmatched', detail: 'neither number belongs to a tenant' };
+  if (call.unstorable) throw new PermanentFailure(call.unstorable, owner.tenantId);
 
-  await scope.asTenant(owner.tenantId, async (trx) => {
+  const changed = await scope.asTenant(owner.tenantId, async (trx) => {
     const values = {
       number_id: owner.numberId,
       status: call.status,
@@ -36,10 +40,21 @@ export async function handleCallDelivery(
       .insertInto('call_logs')
       .values({ tenant_id: owner.tenantId, call_id: call.callSid, ...values })
       .onConflict((oc) =>
-        oc.columns(['tenant_id', 'call_id']).doUpdateSet({ ...values, updated_at: sql`now()` }),
+        oc
+          .columns(['tenant_id', 'call_id'])
+          .doUpdateSet({ ...values, updated_at: sql`now()` })
+          // The callback's own fields (Timestamp, SequenceNumber) differ on every delivery;
+          // only a change to the call itself is one.
+          .where(
+            sql<boolean>`(call_logs.number_id, call_logs.status, call_logs.direction,
+              call_logs.from_number, call_logs.to_number, call_logs.duration_seconds)
+              IS DISTINCT FROM (excluded.number_id, excluded.status, excluded.direction,
+              excluded.from_number, excluded.to_number, excluded.duration_seconds)`,
+          ),
       )
       .returning('id')
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!log) return false;
     await writeEvent(trx, {
       type: call.status === 'completed' ? 'call.completed' : 'call.status_changed',
       tenant_id: owner.tenantId,
@@ -53,6 +68,9 @@ export async function handleCallDelivery(
         duration_seconds: call.durationSeconds,
       },
     });
+    return true;
   });
-  return { outcome: 'processed', tenantId: owner.tenantId, detail: `call ${call.status}` };
+  return changed
+    ? { outcome: 'processed', tenantId: owner.tenantId, detail: `call ${call.status}` }
+    : { outcome: 'ignored', tenantId: owner.tenantId, detail: `call ${call.status} unchanged` };
 }

@@ -1,9 +1,9 @@
 import { rawBody } from '@crm/shared/http';
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { bodyDigestId, deliveryIdFrom } from '../../receivers/delivery-id';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { headerValue, secretNotConfigured } from '../../receivers/verification';
+import { secretNotConfigured } from '../../receivers/verification';
 import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams } from './form-params';
 import { handleCallDelivery } from './handle';
@@ -42,7 +42,7 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
       ctx.db,
       {
         provider: PROVIDER,
-        deliveryId: deliveryIdOf(req, call, body),
+        deliveryId: deliveryIdOf(call, body),
         eventType: call?.status ?? null,
         rawBody: body,
         contentType: req.get('content-type'),
@@ -50,8 +50,8 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
       },
       (scope) => handleCallDelivery(scope, call, paramsAsJson(params)),
     );
-    // Duplicates included: Twilio only needs a 2xx and TwiML; a body it cannot parse is logged
-    // as an error in the customer's console.
+    // Duplicates and deliveries recorded as not storable included: Twilio only needs a 2xx
+    // and TwiML; a body it cannot parse is logged as an error in the customer's console.
     res.status(200).type('text/xml').send(EMPTY_TWIML);
   });
 
@@ -59,12 +59,11 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
 }
 
 /**
- * Twilio's per-delivery idempotency token when sent (its retries repeat it); else one
- * delivery per call status; else the body digest.
+ * One delivery per call status, `CallSid:CallStatus`, both signed parameters; else the body
+ * digest. Never Twilio's I-Twilio-Idempotency-Token: the signature does not cover headers, so
+ * a callback re-sent with another token must still be the same delivery.
  */
-function deliveryIdOf(req: Request, call: CallUpdate | undefined, body: Buffer): string {
-  const token = headerValue(req.headers, 'i-twilio-idempotency-token');
-  if (token) return deliveryIdFrom(token, body);
+function deliveryIdOf(call: CallUpdate | undefined, body: Buffer): string {
   if (call) return deliveryIdFrom(`${call.callSid}:${call.status}`, body);
   return bodyDigestId(body);
 }
