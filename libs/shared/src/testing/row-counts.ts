@@ -34,3 +34,29 @@ export async function tenantRowCounts(db: Db, tenantId: string): Promise<Record<
   )}`.execute(db.db);
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
 }
+
+/**
+ * Rows in every table of the database but `except` (for a test on a database of its own,
+ * isolatedTestDb(), where no other test file writes): everything a request could have written.
+ */
+export async function allRowCounts(db: Db, except: string[] = []): Promise<Record<string, number>> {
+  const { rows: tables } = await sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_type = 'BASE TABLE'
+    ORDER BY table_name`.execute(db.db);
+  const counts = tables
+    .map((t) => t.table_name)
+    .filter((table) => !except.includes(table))
+    .map(
+      (table) =>
+        sql<{
+          name: string;
+          n: string;
+        }>`SELECT ${table}::text AS name, count(*)::text AS n FROM ${sql.table(table)}`,
+    );
+  const { rows } = await sql<{ name: string; n: string }>`${sql.join(
+    counts,
+    sql` UNION ALL `,
+  )}`.execute(db.db);
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.n)]));
+}
