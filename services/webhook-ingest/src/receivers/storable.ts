@@ -16,13 +16,16 @@
  * bytes remain in the ledger's raw body. Nesting deeper than MAX_JSON_DEPTH is refused (400).
  */
 
+import { MAX_JSON_DEPTH } from '@crm/shared/http';
+
 /**
- * Deepest nesting of arrays/objects a JSON body may have. Real provider payloads nest about
+ * Deepest nesting of arrays/objects a JSON body may have: the platform's one limit (the shared
+ * hostile-input guard refuses deeper client bodies too). Real provider payloads nest about
  * 6-10 levels (Stripe invoice lines, Shopify line items, WhatsApp changes), so 64 refuses only
  * bodies no provider sends, while keeping every recursive step afterwards far from the stack
  * limit.
  */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_JSON_DEPTH };
 
 /**
  * Whether `value` nests arrays/objects more than `limit` levels deep (`[]` is one level).
