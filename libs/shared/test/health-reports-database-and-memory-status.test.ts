@@ -117,6 +117,53 @@ describe('GET /health', () => {
     }
   });
 
+  it('reports checks.events only where events are checked, degraded/200 while they are down', async () => {
+    const up = { status: 'up' as const, oldestUnpublishedAgeSeconds: null };
+    const down = { status: 'down' as const, oldestUnpublishedAgeSeconds: 12 };
+    const checkDatabase = async () => undefined;
+
+    const healthy = await request(
+      appWith({ version: 'v', checkDatabase, checkEvents: async () => up }),
+    ).get('/health');
+    expect(healthy.status).toBe(200);
+    expect(healthy.body.status).toBe('healthy');
+    expect(healthy.body.checks.events).toEqual(up);
+
+    const degraded = await request(
+      appWith({ version: 'v', checkDatabase, checkEvents: async () => down }),
+    ).get('/health');
+    expect(degraded.status).toBe(200);
+    expect(degraded.body.status).toBe('degraded');
+    expect(degraded.body.checks.events).toEqual(down);
+
+    const failing = await request(
+      appWith({
+        version: 'v',
+        checkDatabase,
+        checkEvents: () => {
+          throw new Error('outbox unreadable');
+        },
+      }),
+    ).get('/health');
+    expect(failing.status).toBe(200);
+    expect(failing.body.status).toBe('degraded');
+    expect(failing.body.checks.events).toEqual({
+      status: 'down',
+      oldestUnpublishedAgeSeconds: null,
+    });
+    expect(failing.text).not.toContain('outbox unreadable');
+
+    const databaseDown = await request(
+      appWith({
+        version: 'v',
+        checkDatabase: () => Promise.reject(new Error('down')),
+        checkEvents: async () => down,
+      }),
+    ).get('/health');
+    expect(databaseDown.status).toBe(503);
+    expect(databaseDown.body.status).toBe('unhealthy');
+  });
+
   it('is not shadowed by the JSON body parser or the 404 handler', async () => {
     const res = await request(appWith({ version: 'v' }))
       .get('/health')

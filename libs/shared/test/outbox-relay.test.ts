@@ -32,6 +32,17 @@ class RecordingBus implements EventBus {
     return this.inner.publish(event);
   }
   subscribe: EventBus['subscribe'] = (spec) => this.inner.subscribe(spec);
+  isConnected = () => !this.failing;
+  readonly reconnectListeners = new Set<() => void>();
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => void this.reconnectListeners.delete(listener);
+  }
+  /** The transport is back: stops failing and tells the listeners, as NatsBus does. */
+  reconnect(): void {
+    this.failing = false;
+    for (const listener of this.reconnectListeners) listener();
+  }
   close = () => this.inner.close();
 }
 
@@ -169,6 +180,45 @@ describe('event outbox and relay', () => {
       writeEvent(trx, leadEvent(tenant.id, 1)),
     );
     await eventually(() => expect(bus.published.map((e) => e.id)).toContain(id), 5000);
+  });
+
+  it('publishes at once when the bus reconnects, without waiting out its backoff', async () => {
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    bus.failing = true;
+    // A poll and a backoff far longer than the test's patience: after the failed round only
+    // the reconnect can wake the relay in time (no new write sends a NOTIFY).
+    const relay = new OutboxRelay({
+      db,
+      pool,
+      bus,
+      logger,
+      pollIntervalMs: 60_000,
+      maxBackoffMs: 60_000,
+    });
+    relays.push(relay);
+    await relay.start();
+    await withTenant(db, tenant.id, async (trx) => {
+      for (let n = 1; n <= 3; n++) await writeEvent(trx, leadEvent(tenant.id, n));
+    });
+    await eventually(async () =>
+      expect((await outboxRows(tenant.id))[0].last_error).toBe('bus unavailable'),
+    );
+    bus.reconnect();
+    await eventually(async () => {
+      const rows = await outboxRows(tenant.id);
+      expect(rows.every((r) => r.published_at !== null)).toBe(true);
+    }, 5000);
+    const mine = bus.published.filter((e) => e.tenant_id === tenant.id);
+    expect(mine.map((e) => e.data.n)).toEqual([1, 2, 3]);
+  });
+
+  it('stops listening for reconnects when stopped', async () => {
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    const relay = new OutboxRelay({ db, pool, bus, logger, pollIntervalMs: 60_000 });
+    await relay.start();
+    expect(bus.reconnectListeners.size).toBe(1);
+    await relay.stop();
+    expect(bus.reconnectListeners.size).toBe(0);
   });
 
   it('stamps every event with an id, a time and its tenant', async () => {

@@ -1,3 +1,4 @@
+import { outboxHealthCheck } from '@crm/shared/events';
 import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
@@ -62,7 +63,14 @@ export function createApp(deps: AppDeps, config: Config): Express {
     routes: (app) => {
       app.use(securityHeaders());
       app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
-      app.get('/api/health', platformHealthHandler({ ...health, services: upstreams }));
+      app.get(
+        '/api/health',
+        platformHealthHandler({
+          ...health,
+          checkEvents: outboxHealthCheck({ db: deps.db, bus: deps.bus }),
+          services: upstreams,
+        }),
+      );
       app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
       app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes));
       app.use(

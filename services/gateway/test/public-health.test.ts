@@ -1,21 +1,27 @@
 import request from 'supertest';
 import { loadConfig } from '@crm/shared/config';
-import { testAppDeps } from '@crm/shared/testing';
+import type { Db } from '@crm/shared/db';
+import { isolatedTestDb, testAppDeps } from '@crm/shared/testing';
 import { service } from '../src/main';
 import { startEchoService, upstreamsAt, type EchoService } from './support/gateway';
 
-describe('gateway GET /api/health (SPEC.md, Public)', () => {
-  const deps = testAppDeps();
+describe('gateway GET /api/health (public)', () => {
+  let deps: ReturnType<typeof testAppDeps>;
+  // Its own database: the shared one holds other tests' unpublished events.
+  let database: Db;
   let echo: EchoService;
   beforeAll(async () => {
     echo = await startEchoService();
+    database = await isolatedTestDb();
+    deps = testAppDeps({ db: database.db, pool: database.pool, pingDatabase: database.ping });
   });
   afterAll(async () => {
     await echo.close();
     await deps.closeAll();
+    await database.close();
   });
 
-  it('answers without authentication in the SPEC health shape, plus the services map', async () => {
+  it('answers without authentication in the health shape, plus events and the services map', async () => {
     const config = loadConfig('gateway', service.configSchema, upstreamsAt(echo.url));
     const app = service.createApp(deps, config);
     const res = await request(app).get('/api/health');
@@ -23,8 +29,12 @@ describe('gateway GET /api/health (SPEC.md, Public)', () => {
     expect(res.body).toMatchObject({
       status: 'healthy',
       version: '1.2.3-test',
-      checks: { database: { status: 'up' } },
+      checks: {
+        database: { status: 'up' },
+        events: { status: 'up', oldestUnpublishedAgeSeconds: null },
+      },
     });
+    expect(Object.keys(res.body.checks).sort()).toEqual(['database', 'events', 'memory']);
     expect(Object.keys(res.body).sort()).toEqual([
       'checks',
       'services',

@@ -38,6 +38,17 @@ export interface EventBus {
   readonly kind: 'nats' | 'in-process';
   publish(event: EventEnvelope): Promise<PublishResult>;
   subscribe(spec: SubscriptionSpec): Promise<Subscription>;
+  /**
+   * False while the transport cannot take events (NATS disconnected and reconnecting, or the
+   * bus closed). The platform health check reports it.
+   */
+  isConnected(): boolean;
+  /**
+   * Calls `listener` each time the transport is back after a disconnect (NATS reconnected), so
+   * whoever backed off meanwhile, such as the outbox relay, can resume at once. Returns a
+   * function that removes the listener. The in-process bus never disconnects.
+   */
+  onReconnect(listener: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -166,6 +166,15 @@ export class InProcessBus implements EventBus {
     return { stop: leave };
   }
 
+  isConnected(): boolean {
+    return !this.closed;
+  }
+
+  /** Memory never disconnects: there is nothing to come back from. */
+  onReconnect(): () => void {
+    return () => undefined;
+  }
+
   /** For tests and shutdown: resolves when every consumer has nothing left to do. */
   async idle(): Promise<void> {
     await Promise.all([...this.consumers.values()].map((c) => c.idle()));

@@ -8,6 +8,7 @@ export {
 } from './envelope';
 export { writeEvent, writeEvents } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './relay';
+export { outboxHealthCheck, type EventsHealth } from './outbox-health';
 export {
   DEFAULT_MAX_DELIVER,
   DEFAULT_RETRY_DELAY_MS,

@@ -57,6 +57,8 @@ function isAlreadyExists(err: unknown): boolean {
 export class NatsBus implements EventBus {
   readonly kind = 'nats' as const;
   private readonly subscriptions = new Set<Subscription>();
+  private readonly reconnectListeners = new Set<() => void>();
+  private connected = true;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -85,7 +87,7 @@ export class NatsBus implements EventBus {
     const jsm = await nc.jetstreamManager();
     const bus = new NatsBus(nc, nc.jetstream(), jsm, resolved);
     await bus.ensureStream();
-    void bus.logStatus();
+    void bus.watchStatus();
     return bus;
   }
 
@@ -115,15 +117,41 @@ export class NatsBus implements EventBus {
     }
   }
 
-  private async logStatus(): Promise<void> {
+  /** Follows the client's connection status: logs changes, tells reconnect listeners. */
+  private async watchStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') {
+      if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
+      this.connected = status.type === 'reconnect';
+      if (status.type === 'disconnect') {
         this.options.logger.warn(
           { nats: status.type, server: status.data },
-          'NATS connection changed',
+          'NATS connection lost; reconnecting',
         );
+      } else {
+        this.options.logger.info(
+          { nats: status.type, server: status.data },
+          'NATS connection back',
+        );
+        for (const listener of this.reconnectListeners) {
+          try {
+            listener();
+          } catch (err) {
+            this.options.logger.error({ err }, 'NATS reconnect listener failed');
+          }
+        }
       }
     }
+  }
+
+  isConnected(): boolean {
+    return this.connected && !this.nc.isClosed();
+  }
+
+  onReconnect(listener: () => void): () => void {
+    // Wrapped, so the same function registered twice is two registrations.
+    const registration = () => listener();
+    this.reconnectListeners.add(registration);
+    return () => void this.reconnectListeners.delete(registration);
   }
 
   async publish(event: EventEnvelope): Promise<PublishResult> {

@@ -15,6 +15,8 @@ export interface OutboxRelayOptions {
   logger: Logger;
   /** Safety net when a notification is missed or the bus was down (default 1000 ms). */
   pollIntervalMs?: number;
+  /** Longest wait between polls after failed rounds (default 30 s); a bus reconnect ends it. */
+  maxBackoffMs?: number;
   batchSize?: number;
   /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
   retainPublishedMs?: number;
@@ -27,13 +29,15 @@ const RELAY_LOCK_KEY = 'crm_event_outbox_relay';
 
 /**
  * Publishes unpublished `event_outbox` rows to the bus in `seq` order and marks them published.
- * Wakes on NOTIFY (sent at commit by the outbox trigger) and on a short poll. A publish that
- * fails leaves its row and everything after it for the next round: nothing is lost, and a
- * row published twice (crash between publish and mark) is dropped by the bus's duplicate
- * window (message id = event id).
+ * Wakes on NOTIFY (sent at commit by the outbox trigger), on a short poll, and when the bus
+ * reconnects. A publish that fails leaves its row and everything after it for the next round:
+ * nothing is lost, and a row published twice (crash between publish and mark) is dropped by
+ * the bus's duplicate window (message id = event id). The failing row keeps the error in
+ * `last_error`, which is how the platform health check knows events are not going out.
  */
 export class OutboxRelay {
   private readonly pollIntervalMs: number;
+  private readonly maxBackoffMs: number;
   private readonly batchSize: number;
   private readonly retainPublishedMs: number;
   private listener: { client: PoolClient; release: (err?: Error) => void } | undefined;
@@ -42,18 +46,24 @@ export class OutboxRelay {
   private again = false;
   private stopped = true;
   private lastPrune = 0;
-  /** After a failed round, polls are skipped until then (doubling up to 30 s); NOTIFY still wakes. */
+  /**
+   * After a failed round, polls are skipped until then (doubling up to maxBackoffMs); NOTIFY
+   * and a bus reconnect still wake the relay.
+   */
   private failures = 0;
   private retryAt = 0;
+  private stopWatchingBus: (() => void) | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.batchSize = options.batchSize ?? 100;
     this.retainPublishedMs = options.retainPublishedMs ?? 7 * 24 * 3600 * 1000;
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.stopWatchingBus = this.options.bus.onReconnect(() => this.resume());
     await this.listen();
     this.pollTimer = setInterval(() => {
       if (Date.now() < this.retryAt) return;
@@ -66,6 +76,8 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopWatchingBus?.();
+    this.stopWatchingBus = undefined;
     clearInterval(this.pollTimer);
     await this.draining;
     const listener = this.listener;
@@ -104,10 +116,22 @@ export class OutboxRelay {
     return this.draining;
   }
 
+  /**
+   * The bus is back: what waited during the outage goes out now rather than after the backoff
+   * (up to maxBackoffMs). A round still in flight is followed by a fresh one (drain folds it).
+   */
+  private resume(): void {
+    if (this.stopped) return;
+    this.options.logger.info('event bus reconnected: outbox relay publishing now');
+    this.failures = 0;
+    this.retryAt = 0;
+    void this.drain();
+  }
+
   private noteOutcome(failed: boolean): void {
     this.failures = failed ? this.failures + 1 : 0;
     this.retryAt = failed
-      ? Date.now() + Math.min(30_000, this.pollIntervalMs * 2 ** (this.failures - 1))
+      ? Date.now() + Math.min(this.maxBackoffMs, this.pollIntervalMs * 2 ** (this.failures - 1))
       : 0;
   }
 
@@ -173,7 +197,10 @@ export class OutboxRelay {
         };
       });
     } catch (err) {
-      logger.error({ err }, 'outbox relay round failed; will retry');
+      // Stopping while the database goes away too (Ctrl-C reaches an embedded Postgres at
+      // the same moment) ends a round with "Connection terminated": expected, not an error.
+      if (this.stopped) logger.debug({ err }, 'outbox relay round ended by shutdown');
+      else logger.error({ err }, 'outbox relay round failed; will retry');
       return { published: 0, more: false, failed: true };
     }
   }

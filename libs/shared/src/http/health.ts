@@ -10,6 +10,18 @@ export interface HealthOptions {
   databaseTimeoutMs?: number;
   /** Heap use above this share of the heap limit reports `degraded`. */
   memoryDegradedRatio?: number;
+  /**
+   * Whether events can be published (the gateway's /api/health passes the outbox check of
+   * libs/shared/src/events). Given, the response has `checks.events`, and `down` there makes
+   * the status `degraded`: requests are still served, the events wait in the outbox.
+   */
+  checkEvents?: () => Promise<EventsCheck>;
+}
+
+export interface EventsCheck {
+  status: 'up' | 'down';
+  /** Seconds since the oldest event still waiting to be published was written; null when none. */
+  oldestUnpublishedAgeSeconds: number | null;
 }
 
 export interface HealthResponse {
@@ -24,6 +36,8 @@ export interface HealthResponse {
       heapLimitBytes: number;
       rssBytes: number;
     };
+    /** Only where the health options check events (the gateway's /api/health). */
+    events?: EventsCheck;
   };
 }
 
@@ -35,8 +49,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** SPEC.md health response `{ status, version, uptime, checks: { database, memory } }`. */
+/**
+ * The health response `{ status, version, uptime, checks: { database, memory } }` (plus
+ * `checks.events` when `checkEvents` is given): `unhealthy` when the database does not answer,
+ * else `degraded` when memory is high or events cannot be published, else `healthy`.
+ */
 export async function checkHealth(options: HealthOptions): Promise<HealthResponse> {
+  // Runs alongside the database check; a check that throws counts as down.
+  const { checkEvents } = options;
+  const events =
+    checkEvents &&
+    Promise.resolve()
+      .then(() => checkEvents())
+      .catch((): EventsCheck => ({ status: 'down', oldestUnpublishedAgeSeconds: null }));
   let database: HealthResponse['checks']['database'] = {
     status: 'not_configured',
     latencyMs: null,
@@ -60,13 +85,18 @@ export async function checkHealth(options: HealthOptions): Promise<HealthRespons
     heapLimitBytes,
     rssBytes: process.memoryUsage.rss(),
   };
+  const eventsCheck = await events;
   const status: HealthStatus =
-    database.status === 'down' ? 'unhealthy' : memoryHigh ? 'degraded' : 'healthy';
+    database.status === 'down'
+      ? 'unhealthy'
+      : memoryHigh || eventsCheck?.status === 'down'
+        ? 'degraded'
+        : 'healthy';
   return {
     status,
     version: options.version,
     uptime: Math.round(process.uptime()),
-    checks: { database, memory },
+    checks: eventsCheck ? { database, memory, events: eventsCheck } : { database, memory },
   };
 }
 

@@ -24,9 +24,10 @@ async function probe(
 }
 
 /**
- * SPEC.md health response plus a `services` map: `unhealthy` (503) when the database does not
- * answer; `degraded` (200) when it does but a service is down or memory is over its threshold;
- * `healthy` (200) otherwise.
+ * The health response plus a `services` map (and `checks.events` when `checkEvents` is given):
+ * `unhealthy` (503) when the database does not answer; `degraded` (200) when it does but a
+ * service is down, memory is over its threshold or events cannot be published; `healthy` (200)
+ * otherwise.
  */
 export async function platformHealth(
   options: HealthOptions & { services: Record<string, string>; serviceTimeoutMs?: number },
@@ -49,9 +50,9 @@ export async function platformHealth(
 }
 
 /**
- * The public probe. It is unauthenticated and each check costs a database ping and five
- * downstream requests, so concurrent callers share one check in flight, and a finished check
- * answers for `cacheMs` (default 1 s) before the next one runs.
+ * The public probe. It is unauthenticated and each check costs a database ping, an outbox
+ * lookup and five downstream requests, so concurrent callers share one check in flight, and a
+ * finished check answers for `cacheMs` (default 1 s) before the next one runs.
  */
 export function platformHealthHandler(
   options: Parameters<typeof platformHealth>[0] & { cacheMs?: number },
