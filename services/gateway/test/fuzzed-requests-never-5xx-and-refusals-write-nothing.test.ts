@@ -27,7 +27,7 @@ import {
 /**
  * Issue 9, item 6 (property-based): generated hostile bodies, keys, query strings, path
  * segments, headers and cookies at the gateway's own JSON routes (sign-up, sign-in, sign-out,
- * me, active tenant, members) and at its session chain in front of proxied routes (an echo
+ * me, active tenant, members, invitations) and at its session chain in front of proxied routes (an echo
  * service stands in for every upstream). Whatever is sent: never a 5xx, and a refused (4xx)
  * request writes no row in any table (the database is this file's own; the rate-limit
  * counters, which count refused attempts on purpose, are left out). Seeded (FUZZ_SEED).
@@ -170,6 +170,7 @@ describe('query strings, path segments, headers and cookies', () => {
     const routes: Array<[string, string, boolean]> = [
       ['GET', '/api/auth/me', true],
       ['GET', '/api/auth/members', true],
+      ['GET', '/api/auth/invitations', true],
       // Sign-out with the real session would end it for the rest of the file.
       ['POST', '/api/auth/sign-out', false],
     ];
@@ -187,17 +188,26 @@ describe('query strings, path segments, headers and cookies', () => {
     );
   });
 
-  it('PATCH /api/auth/members/:userId with hostile segments', async () => {
+  it('routes with ids (members, invitations), given hostile segments', async () => {
+    const routes: Array<[string, (segment: string) => string, string | undefined]> = [
+      ['PATCH', (s) => `/api/auth/members/${s}`, '{"role":"member"}'],
+      ['DELETE', (s) => `/api/auth/members/invitations/${s}`, undefined],
+      ['POST', (s) => `/api/auth/invitations/${s}/accept`, '{}'],
+      ['POST', (s) => `/api/auth/invitations/${s}/decline`, undefined],
+    ];
     await fc.assert(
-      fc.asyncProperty(hostileSegment, async (segment) =>
+      fc.asyncProperty(fc.constantFrom(...routes), hostileSegment, async ([method, at, body], s) =>
         send({
-          method: 'PATCH',
-          path: `/api/auth/members/${segment}`,
+          method,
+          path: at(s),
           headers: { cookie },
-          body: { text: '{"role":"member"}', contentType: 'application/json', change: 'none' },
+          body:
+            body === undefined
+              ? undefined
+              : { text: body, contentType: 'application/json', change: 'none' },
         }),
       ),
-      fuzzOptions(RUNS),
+      fuzzOptions(RUNS * 2),
     );
   });
 
