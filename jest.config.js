@@ -3,7 +3,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/libs', '<rootDir>/services'],
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/scripts'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],

@@ -1,12 +1,16 @@
 /**
  * `npm start`: the whole platform in one process on a fresh machine.
  *
+ * - Every port checked first: one that is taken fails the start, naming its variable.
  * - DATABASE_URL unset: an embedded Postgres (data in .data/postgres, kept between runs).
  * - NATS_URL unset: the in-process event bus.
  * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
- *   listening on their ports, one outbox relay; Ctrl-C stops everything cleanly.
+ *   listening on their ports, the gateway proxying to those ports (unless a *_URL is set),
+ *   one outbox relay; Ctrl-C stops everything cleanly.
+ * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only.
  */
-import { loadConfig, ConfigError } from '../libs/shared/src/config';
+import { z } from 'zod';
+import { loadConfig, ConfigError, port } from '../libs/shared/src/config';
 import { randomToken } from '../libs/shared/src/crypto';
 import { createDb, ensureDatabase, migrateToLatest } from '../libs/shared/src/db';
 import { createBus, OutboxRelay } from '../libs/shared/src/events';
@@ -18,24 +22,74 @@ import {
   type ServedService,
   type ServiceDefinition,
 } from '../libs/shared/src/service';
+import { banner } from './dev/banner';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-postgres';
+import {
+  checkPorts,
+  connectHost,
+  listenProblem,
+  PORT_VARIABLES,
+  UPSTREAM_URL_VARIABLES,
+  upstreamUrlsFor,
+  type BackendName,
+  type PortClaim,
+  type ServiceName,
+} from './dev/ports';
+import { prettyLogDestination } from './dev/pretty-logs';
 import { seedDemo } from './dev/seed-demo';
 import { services } from './dev/services';
 
-const log = createLogger({ name: 'start', level: process.env.LOG_LEVEL ?? 'info' });
+const terminal = prettyLogDestination();
+const log = createLogger({
+  name: 'start',
+  level: process.env.LOG_LEVEL ?? 'info',
+  destination: terminal,
+});
 
 async function main(): Promise<void> {
+  const definitions = services as readonly ServiceDefinition[];
+  // Every service's configuration first: a wrong value fails before anything starts.
+  const configs = definitions.map((service) => ({
+    service,
+    config: loadConfig(service.name, service.configSchema),
+  }));
+  const claims = new Map<string, PortClaim>(
+    configs.map(({ service, config }) => [
+      service.name,
+      {
+        variable: PORT_VARIABLES[service.name as ServiceName],
+        port: service.port(config),
+        host: config.HOST,
+      },
+    ]),
+  );
+  const { EMBEDDED_PG_PORT: embeddedPort } = loadConfig(
+    'npm start',
+    z.object({ EMBEDDED_PG_PORT: port(54329) }),
+  );
+  await checkPorts([
+    ...claims.values(),
+    ...(process.env.DATABASE_URL
+      ? []
+      : [{ variable: 'EMBEDDED_PG_PORT', port: embeddedPort, host: '127.0.0.1' }]),
+  ]);
+  // The gateway proxies to the ports the backends listen on here, not to its defaults.
+  const backendPorts = Object.fromEntries(
+    Object.keys(UPSTREAM_URL_VARIABLES).map((name) => [name, claims.get(name)?.port]),
+  ) as Record<BackendName, number>;
+  const upstreamEnv = upstreamUrlsFor(process.env, backendPorts, configs[0].config.HOST);
+
   let embedded: EmbeddedPostgres | undefined;
   if (!process.env.DATABASE_URL) {
-    const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
     log.info(
-      { port, dataDir: '.data/postgres' },
+      { port: embeddedPort, dataDir: '.data/postgres' },
       'DATABASE_URL is unset: starting the embedded Postgres',
     );
     embedded = await startEmbeddedPostgres({
       dataDir: '.data/postgres',
-      port,
+      port: embeddedPort,
       persistent: true,
+      callerHandlesSignals: true,
       log: (line) => log.debug({ postgres: line.trim() }),
     });
     await ensureDatabase(embedded.adminUrl, 'crm');
@@ -65,25 +119,17 @@ async function main(): Promise<void> {
   await relay.start();
 
   const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
-  for (const service of services as readonly ServiceDefinition[]) {
-    const config = loadConfig(service.name, service.configSchema);
-    const served = await serve(service, config, {
-      database,
-      bus,
-      internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
-    });
-    running.push({ ...served, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
-  }
-
-  onShutdownSignal(log, async () => {
-    // Ctrl-C reaches the embedded Postgres too (same process group), so the database may
-    // already be going away: each step is attempted whatever happened to the one before.
+  let gatewayConfig: Record<string, unknown> = {};
+  const stopAll = async () => {
+    // The relay first: Ctrl-C reaches the embedded Postgres too (same process group), and a
+    // relay still polling a database that is going away would log each lost connection. Every
+    // step is attempted whatever happened to the one before.
     const steps: Array<[string, () => Promise<unknown>]> = [
+      ['outbox relay', () => relay.stop()],
       [
         'http servers',
         () => Promise.all(running.map((r) => closeServer(r.server, r.shutdownTimeoutMs))),
       ],
-      ['outbox relay', () => relay.stop()],
       ['event bus', () => bus.close()],
       ['database pool', () => database.close()],
       ['embedded Postgres', async () => embedded?.stop()],
@@ -91,32 +137,62 @@ async function main(): Promise<void> {
     for (const [name, step] of steps) {
       await step().catch((err: unknown) => log.warn({ err }, `stopping the ${name} failed`));
     }
+  };
+  for (const { service } of configs) {
+    // The gateway's *_URL defaults follow the ports above; other services ignore them.
+    const config = loadConfig(service.name, service.configSchema, {
+      ...process.env,
+      ...upstreamEnv,
+    });
+    const served = await serve(service, config, {
+      database,
+      bus,
+      internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
+      logDestination: terminal,
+    }).catch(async (err: unknown) => {
+      // Taken since the check above: same message, and nothing left running.
+      await stopAll();
+      throw listenProblem(claims.get(service.name) as PortClaim, err);
+    });
+    running.push({ ...served, shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS });
+    if (service.name === 'gateway') gatewayConfig = config as Record<string, unknown>;
+  }
+
+  onShutdownSignal(log, async () => {
+    await stopAll();
     log.info('every service stopped');
   });
 
-  const gatewayPort = running.find((r) => r.name === 'gateway')?.port ?? 8080;
-  const url = `http://localhost:${gatewayPort}`;
-  const lines = [
-    '',
-    'CRM platform is running.',
-    ...running.map((r) => `  ${r.name.padEnd(15)} http://localhost:${r.port}`),
-    `  database        ${embedded ? 'embedded Postgres (.data/postgres)' : 'DATABASE_URL'}`,
-    `  event bus       ${bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process'}`,
-    '',
-    `Gateway:  ${url}`,
-    `Demo tenant: ${demo.tenant.name} (slug "${demo.tenant.slug}", id ${demo.tenant.id})`,
-    `Demo user:   ${demo.user.email} / ${demo.password}`,
-    '',
-    'Try it (sign in, then call a Session route with the cookie):',
-    `  curl -s -c /tmp/crm.cookies -H 'content-type: application/json' \\`,
-    `       -d '{"email":"${demo.user.email}","password":"${demo.password}"}' ${url}/api/auth/sign-in`,
-    `  curl -s -b /tmp/crm.cookies ${url}/api/auth/me`,
-    `  curl -s ${url}/api/health`,
-    '',
-    'Ctrl-C stops every service and the embedded Postgres.',
-    '',
-  ];
-  process.stdout.write(lines.join('\n'));
+  const gatewayUrl = `http://localhost:${claims.get('gateway')?.port}`;
+  const backends = running
+    .filter((r) => r.name !== 'gateway')
+    .map((r) => ({
+      name: r.name,
+      listening: `http://${connectHost(claims.get(r.name)?.host ?? '')}:${r.port}`,
+      proxiedTo: String(gatewayConfig[UPSTREAM_URL_VARIABLES[r.name as BackendName]]),
+    }));
+  const database_ = embedded
+    ? `embedded Postgres (.data/postgres, port ${embeddedPort})`
+    : 'DATABASE_URL';
+  const eventBus = bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process';
+  if (terminal) {
+    process.stdout.write(
+      banner({ gatewayUrl, services: backends, database: database_, eventBus, demo }),
+    );
+  } else {
+    // Not a terminal: stdout stays one JSON object per line (the password is redacted; it is
+    // DEMO_PASSWORD, default demo-password, from the first start).
+    log.info(
+      {
+        gateway: gatewayUrl,
+        services: Object.fromEntries(backends.map((b) => [b.name, b.proxiedTo])),
+        database: database_,
+        eventBus,
+        demo: { tenant: demo.tenant.slug, email: demo.user.email, password: demo.password },
+      },
+      'CRM platform is running',
+    );
+  }
 }
 
 main().catch((err: unknown) => {

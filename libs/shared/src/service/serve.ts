@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { DestinationStream } from 'pino';
 import type { z } from 'zod';
 import type { ServiceEnv } from '../config';
 import type { Db } from '../db/create-db';
@@ -22,9 +23,19 @@ export interface ServedService {
 export async function serve<S extends z.ZodType<ServiceEnv>>(
   service: ServiceDefinition<S>,
   config: z.infer<S>,
-  shared: { database: Db; bus: EventBus; internalTokenSecret: string },
+  shared: {
+    database: Db;
+    bus: EventBus;
+    internalTokenSecret: string;
+    /** Where the service logs (default stdout, JSON); `npm start` on a terminal passes pino-pretty. */
+    logDestination?: DestinationStream;
+  },
 ): Promise<ServedService> {
-  const logger = createLogger({ name: service.name, level: config.LOG_LEVEL });
+  const logger = createLogger({
+    name: service.name,
+    level: config.LOG_LEVEL,
+    destination: shared.logDestination,
+  });
   const app = service.createApp(
     {
       logger,
