@@ -8,6 +8,7 @@ import {
   type PublishResult,
 } from '@crm/shared/events';
 import { captureLogger, createTenant, eventually, isolatedTestDb } from '@crm/shared/testing';
+import { sql } from 'kysely';
 
 const { logger } = captureLogger();
 let database: Db;
@@ -219,6 +220,38 @@ describe('event outbox and relay', () => {
     expect(bus.reconnectListeners.size).toBe(1);
     await relay.stop();
     expect(bus.reconnectListeners.size).toBe(0);
+  });
+
+  it('a round cut off by shutdown (the database going away too) is not logged as an error', async () => {
+    const logs = captureLogger();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const inner = new InProcessBus({ logger });
+    // Holds the relay's first publish, so its round (and transaction) is in flight.
+    const bus = new RecordingBus(inner);
+    let publishing!: () => void;
+    const started = new Promise<void>((resolve) => (publishing = resolve));
+    bus.publish = async (event) => {
+      publishing();
+      await held;
+      return inner.publish(event);
+    };
+    const relay = new OutboxRelay({ db, pool, bus, logger: logs.logger, pollIntervalMs: 60_000 });
+    await relay.start();
+    await withTenant(db, tenant.id, (trx) => writeEvent(trx, leadEvent(tenant.id, 1)));
+    await started;
+    const stopping = relay.stop();
+    // Ctrl-C reaches an embedded Postgres at the same moment: the relay's connection dies.
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid()
+                 AND state LIKE 'idle in transaction%'`.execute(db);
+    release();
+    await stopping;
+    const lines = logs.lines();
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'debug', msg: 'outbox relay round ended by shutdown' }),
+    );
   });
 
   it('stamps every event with an id, a time and its tenant', async () => {
