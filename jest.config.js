@@ -8,7 +8,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
   },
-  moduleNameMapper: { '^@crm/shared/(.*)$': '<rootDir>/libs/shared/src/$1' },
+  moduleNameMapper: {
+    '^@crm/shared/(.*)$': '<rootDir>/libs/shared/src/$1',
+    '^@crm/records$': '<rootDir>/libs/records/src/index.ts',
+  },
   globalSetup: '<rootDir>/scripts/test/global-setup.ts',
   globalTeardown: '<rootDir>/scripts/test/global-teardown.ts',
   testTimeout: 30000,

@@ -1,7 +1,7 @@
+import { leadFilterFields, whereLeadFilters } from '@crm/records';
 import { DEAL_STAGES, type Trx } from '@crm/shared/db';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import { z } from 'zod';
-import { leadFilterFields, whereLeadFilters } from '../leads/lead-filters';
 
 /** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
 export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';

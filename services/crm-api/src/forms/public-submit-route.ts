@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { errors, formBody, jsonBody, sendSuccess } from '@crm/shared/http';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { normalizeLead, type LeadInput } from '../leads/normalize-lead';
-import { upsertLeads } from '../leads/upsert-leads';
 import { findEnabledFormBySlugs } from './cross-tenant-lookups';
 import { HONEYPOT_FIELD, MAX_SUBMITTED_FIELDS, type FormField } from './form-definition';
 

@@ -1,10 +1,9 @@
+import { normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { normalizeLead, type LeadInput } from './normalize-lead';
-import { upsertLeads } from './upsert-leads';
 
 export interface ImportOptions {
   db: Kysely<Database>;

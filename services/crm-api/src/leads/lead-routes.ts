@@ -1,3 +1,4 @@
+import { leadFilterFields, whereLeadFilters } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
@@ -5,7 +6,6 @@ import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { leadFilterFields, whereLeadFilters } from './lead-filters';
 
 const SORTABLE = [
   'created_at',

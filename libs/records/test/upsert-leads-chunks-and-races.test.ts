@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { withSystemScope, withTenant } from '@crm/shared/db';
 import { createTenant, eventually, testDb } from '@crm/shared/testing';
-import { upsertLeads } from '../src/leads/upsert-leads';
+import { upsertLeads } from '../src/leads/leads.repository';
 import type { LeadInput } from '../src/leads/normalize-lead';
 
 /**
