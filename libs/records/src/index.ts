@@ -1,8 +1,23 @@
 /**
  * @crm/records: the platform's records, written once for every service (DESIGN.md, Shape).
- * Per record type: its zod schema, its repository (kysely functions taking a Trx: all of its
- * SQL) and its events. Depends on @crm/shared, never on a service.
+ * Per record type: its zod schema (`*.schema.ts`), its repository (`*.repository.ts`: kysely
+ * functions taking a Trx, all of its SQL), its events (`*.events.ts`) and the batch ingest
+ * the import route, MCP and migrate share (`*.ingest.ts`). Depends on @crm/shared, never on a
+ * service.
  */
+export { ingestResult, type IngestResult, type RecordError } from './ingest-result';
+
+// Leads
+export {
+  LEAD_ERRORS,
+  LEAD_ITEM_KEYS,
+  LEAD_TEXT_FIELDS,
+  MAX_LEAD_EMAIL,
+  MAX_LEAD_TEXT,
+  leadImportItemSchema,
+  leadResultItemSchema,
+  type LeadResultItem,
+} from './leads/leads.schema';
 export {
   normalizeLead,
   normalizeSource,
@@ -13,5 +28,21 @@ export {
   type LeadStatus,
   type NormalizeResult,
 } from './leads/normalize-lead';
-export { upsertLeads, type StoredLead } from './leads/leads.repository';
+export {
+  LEAD_COLUMNS,
+  upsertLeads,
+  findLead,
+  findLeadByEmail,
+  listLeads,
+  type Lead,
+  type StoredLead,
+} from './leads/leads.repository';
+export {
+  LEAD_EVENT_TYPES,
+  LEAD_MODULE,
+  leadEvents,
+  type LeadEventData,
+  type LeadEventType,
+} from './leads/leads.events';
+export { ingestLeads, prepareLeads } from './leads/leads.ingest';
 export { leadFilterFields, whereLeadFilters, type LeadFilters } from './leads/lead-filters';

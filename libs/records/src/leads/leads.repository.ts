@@ -1,8 +1,29 @@
-import { type Trx } from '@crm/shared/db';
-import { writeEvents, type EventInput } from '@crm/shared/events';
+import { type LeadsTable, type Trx } from '@crm/shared/db';
+import { writeEvents } from '@crm/shared/events';
+import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import { whereLeadFilters, type LeadFilters } from './lead-filters';
+import { leadEvents } from './leads.events';
 import { DEFAULT_LEAD_SOURCE, DEFAULT_LEAD_STATUS, type LeadInput } from './normalize-lead';
+
+/**
+ * The lead columns an upsert writes, in the order every statement below lists them: all text
+ * but custom_fields (jsonb). The one list of them; the SQL is built from it.
+ */
+const WRITTEN = [
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'source',
+  'custom_fields',
+] as const;
+const JSONB_COLUMNS = new Set<string>(['custom_fields']);
+/** Every column a lead is read with (the lead list, GET /api/crm/leads/:id). */
+export const LEAD_COLUMNS = ['id', ...WRITTEN, 'created_at', 'updated_at'] as const;
+export type Lead = Pick<Selectable<LeadsTable>, (typeof LEAD_COLUMNS)[number]>;
 
 export interface StoredLead {
   id: string;
@@ -12,16 +33,27 @@ export interface StoredLead {
   created: boolean;
 }
 
-interface ExistingLead {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  status: string;
-  source: string;
-  custom_fields: Record<string, unknown>;
-}
+/**
+ * The id and every written column: what the merge reads of a stored lead, and the rows a
+ * statement expands from its JSON parameter.
+ */
+const ROW_COLUMNS = ['id', ...WRITTEN] as const;
+type ExistingLead = Pick<Selectable<LeadsTable>, (typeof ROW_COLUMNS)[number]>;
+/** SQL lists of them: `email, first_name, ...`, `r.email, r.first_name, ...`, and so on. */
+const COLUMN_LIST = sql.raw(WRITTEN.join(', '));
+const R_COLUMN_LIST = sql.raw(WRITTEN.map((c) => `r.${c}`).join(', '));
+const ROW_ALIASES = sql.raw(ROW_COLUMNS.join(', '));
+const ROW_SOURCES = sql.raw(
+  ROW_COLUMNS.map((c) =>
+    JSONB_COLUMNS.has(c)
+      ? `jsonb_array_elements(p.c->'${c}')`
+      : `jsonb_array_elements_text(p.c->'${c}')`,
+  ).join(',\n    '),
+);
+/** An update changes every written column but the key (email), and updated_at. */
+const UPDATED = WRITTEN.filter((c) => c !== 'email');
+const SET_FROM_ROWS = sql.raw(UPDATED.map((c) => `${c} = r.${c}`).join(',\n          '));
+const SET_FROM_EXCLUDED = sql.raw(UPDATED.map((c) => `${c} = EXCLUDED.${c}`).join(',\n        '));
 
 /**
  * A merged lead with every column's value. `id` is known on the fast way (chosen here for a new
@@ -72,16 +104,7 @@ async function existingLeads(
   const emails = leads.map((l) => l.email);
   const rows = await trx
     .selectFrom('crm_leads')
-    .select([
-      'id',
-      'email',
-      'first_name',
-      'last_name',
-      'phone',
-      'status',
-      'source',
-      'custom_fields',
-    ])
+    .select(ROW_COLUMNS)
     .where('tenant_id', '=', tenantId)
     .where(
       'email',
@@ -89,45 +112,21 @@ async function existingLeads(
       sql<string>`ANY(ARRAY(SELECT json_array_elements_text(${JSON.stringify(emails)}::json)))`,
     )
     .execute();
-  return new Map(rows.map((row) => [row.email, row as ExistingLead]));
-}
-
-function eventsOf(tenantId: string, leads: StoredLead[]): EventInput[] {
-  return leads.map((lead) => ({
-    type: lead.created ? 'lead.created' : 'lead.updated',
-    tenant_id: tenantId,
-    record: { module: 'leads', id: lead.id },
-    data: { email: lead.email, status: lead.status, source: lead.source },
-  }));
+  return new Map(rows.map((row) => [row.email, row]));
 }
 
 /**
- * Rows as one JSON parameter of columns (`{"email": [...], ...}`), expanded by Postgres into the
- * rows `r(id, email, first_name, last_name, phone, status, source, custom_fields)`, all text but
- * custom_fields (jsonb). Parsing one array per column is cheaper than an object per row (no
- * keys to sort per row), and one parameter is cheaper than the driver encoding eight arrays.
+ * Rows as one JSON parameter of columns (`{"id": [...], "email": [...], ...}`), expanded by
+ * Postgres into the rows `r(id, email, first_name, ...)` of ROW_COLUMNS. Parsing one array per
+ * column is cheaper than an object per row (no keys to sort per row), and one parameter is
+ * cheaper than the driver encoding eight arrays.
  */
 function leadRows(rows: LeadRow[]) {
-  const columns = JSON.stringify({
-    id: rows.map((r) => r.id ?? null),
-    email: rows.map((r) => r.email),
-    first_name: rows.map((r) => r.first_name),
-    last_name: rows.map((r) => r.last_name),
-    phone: rows.map((r) => r.phone),
-    status: rows.map((r) => r.status),
-    source: rows.map((r) => r.source),
-    custom_fields: rows.map((r) => r.custom_fields),
-  });
-  return sql`(SELECT ${columns}::jsonb AS c) AS p, ROWS FROM (
-    jsonb_array_elements_text(p.c->'id'),
-    jsonb_array_elements_text(p.c->'email'),
-    jsonb_array_elements_text(p.c->'first_name'),
-    jsonb_array_elements_text(p.c->'last_name'),
-    jsonb_array_elements_text(p.c->'phone'),
-    jsonb_array_elements_text(p.c->'status'),
-    jsonb_array_elements_text(p.c->'source'),
-    jsonb_array_elements(p.c->'custom_fields')
-  ) AS r(id, email, first_name, last_name, phone, status, source, custom_fields)`;
+  const columns: Record<string, unknown[]> = {};
+  for (const column of ROW_COLUMNS) columns[column] = rows.map((r) => r[column] ?? null);
+  return sql`(SELECT ${JSON.stringify(columns)}::jsonb AS c) AS p, ROWS FROM (
+    ${ROW_SOURCES}
+  ) AS r(${ROW_ALIASES})`;
 }
 
 /** A stored lead changed under us (deleted, or its email changed): the fast way does not apply. */
@@ -187,8 +186,8 @@ async function insertOrUpdate(
     if (fresh.length > 0) {
       queue(
         sql`
-        INSERT INTO crm_leads (id, tenant_id, email, first_name, last_name, phone, status, source, custom_fields)
-        SELECT r.id::uuid, ${tenantId}::uuid, r.email, r.first_name, r.last_name, r.phone, r.status, r.source, r.custom_fields
+        INSERT INTO crm_leads (id, tenant_id, ${COLUMN_LIST})
+        SELECT r.id::uuid, ${tenantId}::uuid, ${R_COLUMN_LIST}
           FROM ${leadRows(fresh)}`.execute(trx),
       );
     }
@@ -196,12 +195,7 @@ async function insertOrUpdate(
       queue(
         sql`
         UPDATE crm_leads AS l SET
-          first_name = r.first_name,
-          last_name = r.last_name,
-          phone = r.phone,
-          status = r.status,
-          source = r.source,
-          custom_fields = r.custom_fields,
+          ${SET_FROM_ROWS},
           updated_at = now()
           FROM ${leadRows(changed)}
          WHERE l.tenant_id = ${tenantId}::uuid AND l.id = r.id::uuid AND l.email = r.email`
@@ -216,7 +210,7 @@ async function insertOrUpdate(
     // it writes the events.
     if (c + 1 < chunks.length) nextExisting = queue(existingLeads(trx, tenantId, chunks[c + 1]));
     await yieldToIo();
-    queue(writeEvents(trx, eventsOf(tenantId, stored)));
+    queue(writeEvents(trx, leadEvents(tenantId, stored)));
     await yieldToIo();
   }
   await Promise.all(pending);
@@ -248,20 +242,15 @@ async function upsertWithConflicts(
     const existing = await existingLeads(trx, tenantId, chunk);
     const rows = chunk.map((input) => toRow(merge(existing.get(input.email), input), defaults));
     const { rows: stored } = await sql<StoredLead>`
-      INSERT INTO crm_leads (tenant_id, email, first_name, last_name, phone, status, source, custom_fields)
-      SELECT ${tenantId}::uuid, r.email, r.first_name, r.last_name, r.phone, r.status, r.source, r.custom_fields
+      INSERT INTO crm_leads (tenant_id, ${COLUMN_LIST})
+      SELECT ${tenantId}::uuid, ${R_COLUMN_LIST}
         FROM ${leadRows(rows)}
       ON CONFLICT (tenant_id, email) DO UPDATE SET
-        first_name = EXCLUDED.first_name,
-        last_name = EXCLUDED.last_name,
-        phone = EXCLUDED.phone,
-        status = EXCLUDED.status,
-        source = EXCLUDED.source,
-        custom_fields = EXCLUDED.custom_fields,
+        ${SET_FROM_EXCLUDED},
         updated_at = now()
       RETURNING id, email, status, source, (xmax = 0) AS created`.execute(trx);
     for (const lead of stored) written.set(lead.email, lead);
-    await writeEvents(trx, eventsOf(tenantId, stored));
+    await writeEvents(trx, leadEvents(tenantId, stored));
   }
   return written;
 }
@@ -287,4 +276,39 @@ export async function upsertLeads(
     (await insertOrUpdate(trx, tenantId, unique, defaults)) ??
     (await upsertWithConflicts(trx, tenantId, unique, defaults));
   return inputs.map((input) => stored.get(input.email) as StoredLead);
+}
+
+/** One lead of the tenant by id, every column; undefined when there is none (or not a uuid). */
+export async function findLead(trx: Trx, tenantId: string, id: string): Promise<Lead | undefined> {
+  return trx
+    .selectFrom('crm_leads')
+    .select(LEAD_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** One lead of the tenant by email (stored lower-cased, so pass it lower-cased). */
+export async function findLeadByEmail(
+  trx: Trx,
+  tenantId: string,
+  email: string,
+): Promise<Lead | undefined> {
+  return trx
+    .selectFrom('crm_leads')
+    .select(LEAD_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+}
+
+/** A page of the tenant's leads, filtered (status, source as normalised on import, q). */
+export async function listLeads(
+  trx: Trx,
+  tenantId: string,
+  page: PageQuery<string>,
+  filters: LeadFilters = {},
+): Promise<Page<Lead>> {
+  const query = trx.selectFrom('crm_leads').select(LEAD_COLUMNS).where('tenant_id', '=', tenantId);
+  return paginate(whereLeadFilters(query, filters), page, 'id');
 }

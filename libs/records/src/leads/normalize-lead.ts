@@ -1,5 +1,12 @@
 import { LEAD_STATUSES } from '@crm/shared/db';
 import { z } from 'zod';
+import {
+  LEAD_ERRORS,
+  LEAD_ITEM_KEYS,
+  LEAD_TEXT_FIELDS,
+  MAX_LEAD_EMAIL,
+  MAX_LEAD_TEXT,
+} from './leads.schema';
 
 /** A lead ready to store: email lower-cased, source normalised, unknown keys in custom_fields. */
 export interface LeadInput {
@@ -69,18 +76,8 @@ function foldSource(raw: string): string | undefined {
 }
 
 const emailSchema = z.email();
-const KNOWN_KEYS = new Set([
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'lead_source',
-  'source',
-  'custom_fields',
-]);
+const KNOWN_KEYS = new Set<string>(LEAD_ITEM_KEYS);
 const STATUSES = new Set<string>(LEAD_STATUSES);
-const MAX_TEXT = 200;
 
 export type NormalizeResult = { ok: true; lead: LeadInput } | { ok: false; error: string };
 
@@ -92,19 +89,20 @@ function optionalText(
   if (value === undefined) return {};
   if (value === null) return { value: null };
   if (typeof value !== 'string' && typeof value !== 'number')
-    return { error: `Invalid ${key}: must be a string` };
+    return { error: LEAD_ERRORS.notAString(key) };
   const text = String(value).trim();
-  if (text.length > MAX_TEXT) return { error: `Invalid ${key}: at most ${MAX_TEXT} characters` };
+  if (text.length > MAX_LEAD_TEXT) return { error: LEAD_ERRORS.tooLong(key) };
   return { value: text === '' ? null : text };
 }
 
 /**
  * One element of `leads` (SPEC.md, Lead import item) to a LeadInput, or the error text of
- * its `errors` entry. Exact texts: `Email is required`, `Invalid email`, `Invalid status`.
+ * its `errors` entry (LEAD_ERRORS). The rules are leadImportItemSchema's, written out by hand
+ * for speed: the first problem in the schema's key order is the one reported.
  */
 export function normalizeLead(row: unknown): NormalizeResult {
   if (typeof row !== 'object' || row === null || Array.isArray(row))
-    return { ok: false, error: 'Lead must be an object' };
+    return { ok: false, error: LEAD_ERRORS.notAnObject };
   const fields = row as Record<string, unknown>;
   const rawEmail = fields.email;
   if (
@@ -112,15 +110,15 @@ export function normalizeLead(row: unknown): NormalizeResult {
     rawEmail === null ||
     (typeof rawEmail === 'string' && rawEmail.trim() === '')
   ) {
-    return { ok: false, error: 'Email is required' };
+    return { ok: false, error: LEAD_ERRORS.emailRequired };
   }
-  if (typeof rawEmail !== 'string') return { ok: false, error: 'Invalid email' };
+  if (typeof rawEmail !== 'string') return { ok: false, error: LEAD_ERRORS.invalidEmail };
   const email = rawEmail.trim().toLowerCase();
-  if (email.length > 320 || !emailSchema.safeParse(email).success)
-    return { ok: false, error: 'Invalid email' };
+  if (email.length > MAX_LEAD_EMAIL || !emailSchema.safeParse(email).success)
+    return { ok: false, error: LEAD_ERRORS.invalidEmail };
 
   const lead: LeadInput = { email, custom_fields: {} };
-  for (const key of ['first_name', 'last_name', 'phone'] as const) {
+  for (const key of LEAD_TEXT_FIELDS) {
     const { value, error } = optionalText(fields, key);
     if (error) return { ok: false, error };
     if (value !== undefined) lead[key] = value;
@@ -128,22 +126,21 @@ export function normalizeLead(row: unknown): NormalizeResult {
 
   if (fields.status !== undefined && fields.status !== null && fields.status !== '') {
     if (typeof fields.status !== 'string' || !STATUSES.has(fields.status.trim().toLowerCase())) {
-      return { ok: false, error: 'Invalid status' };
+      return { ok: false, error: LEAD_ERRORS.invalidStatus };
     }
     lead.status = fields.status.trim().toLowerCase();
   }
 
   const rawSource = fields.lead_source ?? fields.source;
   if (rawSource !== undefined && rawSource !== null) {
-    if (typeof rawSource !== 'string')
-      return { ok: false, error: 'Invalid source: must be a string' };
+    if (typeof rawSource !== 'string') return { ok: false, error: LEAD_ERRORS.sourceNotAString };
     const source = normalizeSource(rawSource);
     if (source) lead.source = source;
   }
 
   if (fields.custom_fields !== undefined && fields.custom_fields !== null) {
     if (typeof fields.custom_fields !== 'object' || Array.isArray(fields.custom_fields)) {
-      return { ok: false, error: 'Invalid custom_fields: must be an object' };
+      return { ok: false, error: LEAD_ERRORS.customFieldsNotAnObject };
     }
     Object.assign(lead.custom_fields, fields.custom_fields);
   }

@@ -1,4 +1,4 @@
-import { normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
+import { ingestLeads } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
@@ -34,15 +34,8 @@ export function importRoutes(options: ImportOptions): Router {
         received: leads.length,
       });
     }
-    const valid: LeadInput[] = [];
-    const rowErrors: Array<{ index: number; error: string }> = [];
-    leads.forEach((row, index) => {
-      const result = normalizeLead(row);
-      if (result.ok) valid.push(result.lead);
-      else rowErrors.push({ index, error: result.error });
-    });
-    const stored = await withTenant(options.db, tenantId, async (trx) => {
-      const written = valid.length > 0 ? await upsertLeads(trx, tenantId, valid) : [];
+    const result = await withTenant(options.db, tenantId, async (trx) => {
+      const ingested = await ingestLeads(trx, tenantId, leads);
       const finishedAt = new Date();
       await trx
         .insertInto('import_jobs')
@@ -52,22 +45,22 @@ export function importRoutes(options: ImportOptions): Router {
           kind: 'leads',
           status: 'completed',
           total: leads.length,
-          imported: valid.length,
-          failed: rowErrors.length,
+          imported: ingested.imported,
+          failed: ingested.failed,
           started_at: startedAt,
           finished_at: finishedAt,
           duration_ms: finishedAt.getTime() - startedAt.getTime(),
         })
         .execute();
-      return written;
+      return ingested;
     });
     res.status(200).json({
       // The request was processed; per-row outcomes are in imported/failed/errors (SPEC.md rule 2).
       success: true,
-      imported: valid.length,
-      failed: rowErrors.length,
-      errors: rowErrors,
-      data: stored.map(({ id, email, status, source }) => ({ id, email, status, source })),
+      imported: result.imported,
+      failed: result.failed,
+      errors: result.errors,
+      data: result.data,
     });
   });
   return router;

@@ -1,8 +1,8 @@
-import { leadFilterFields, whereLeadFilters } from '@crm/records';
+import { findLead, leadFilterFields, listLeads } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { paginate, parsePageQuery } from '@crm/shared/pagination';
+import { parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -19,19 +19,6 @@ const SORTABLE = [
 const filtersSchema = z.object(leadFilterFields);
 const uuid = z.uuid();
 
-const LEAD_COLUMNS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'source',
-  'custom_fields',
-  'created_at',
-  'updated_at',
-] as const;
-
 /** GET /api/crm/leads (paginated, filtered) and GET /api/crm/leads/:id. */
 export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
   const router = Router();
@@ -45,28 +32,14 @@ export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
       { status: req.query.status, source: req.query.source, q: req.query.q },
       'filters',
     );
-    const result = await withTenant(db, tenantId, (trx) => {
-      let query = trx
-        .selectFrom('crm_leads')
-        .select([...LEAD_COLUMNS])
-        .where('tenant_id', '=', tenantId);
-      query = whereLeadFilters(query, filters);
-      return paginate(query, page, 'id');
-    });
+    const result = await withTenant(db, tenantId, (trx) => listLeads(trx, tenantId, page, filters));
     res.json(result);
   });
 
   router.get('/api/crm/leads/:id', async (req, res) => {
     const { tenantId } = identityOf(req);
     if (!uuid.safeParse(req.params.id).success) throw errors.notFound('Lead not found');
-    const lead = await withTenant(db, tenantId, (trx) =>
-      trx
-        .selectFrom('crm_leads')
-        .select([...LEAD_COLUMNS])
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', req.params.id)
-        .executeTakeFirst(),
-    );
+    const lead = await withTenant(db, tenantId, (trx) => findLead(trx, tenantId, req.params.id));
     if (!lead) throw errors.notFound('Lead not found');
     sendSuccess(res, { lead });
   });
