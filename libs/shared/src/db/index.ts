@@ -16,6 +16,7 @@ export {
   STOREFRONT_PLATFORMS,
   PAYMENT_PROVIDERS,
   NETWORK_ACTIVITY_KINDS,
+  CONVERSATION_STATUSES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';

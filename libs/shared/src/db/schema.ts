@@ -16,6 +16,7 @@ export interface Database {
   crm_leads: LeadsTable;
   import_jobs: ImportJobsTable;
   crm_contacts: ContactsTable;
+  crm_products: ProductsTable;
   crm_deals: DealsTable;
   crm_web_forms: WebFormsTable;
   crm_form_submissions: FormSubmissionsTable;
@@ -28,6 +29,7 @@ export interface Database {
   network_events: NetworkEventsTable;
   messaging_accounts: MessagingAccountsTable;
   chat_conversations: ChatConversationsTable;
+  chat_conversation_details: ChatConversationDetailsTable;
   chat_messages: ChatMessagesTable;
   telephony_numbers: TelephonyNumbersTable;
   call_logs: CallLogsTable;
@@ -156,11 +158,32 @@ export interface ImportJobsTable {
 export interface ContactsTable {
   id: Generated<string>;
   tenant_id: string;
+  /** Stored lower-cased; unique per tenant where set. */
   email: string | null;
   first_name: string | null;
   last_name: string | null;
   phone: string | null;
+  /** The sender's own id for the contact (MCP, migrate); unique per tenant where set (0009). */
+  external_id: string | null;
+  company: string | null;
+  title: string | null;
   custom_fields: Json;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+/** A product, unique per tenant by sku (0009). */
+export interface ProductsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  sku: string;
+  name: string | null;
+  description: string | null;
+  /** Unconstrained numeric: pg returns the decimal exactly as stored, as a string. */
+  price: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ISO 4217, upper case. */
+  currency: string | null;
+  active: Generated<boolean>;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
 }
@@ -299,6 +322,21 @@ export interface ChatConversationsTable {
   contact_name: string | null;
   last_message_at: Timestamp | null;
   created_at: DefaultedTimestamp;
+}
+
+/** What a conversation has beyond the channel's view of it: one row per conversation (0009). */
+export interface ChatConversationDetailsTable {
+  conversation_id: string;
+  tenant_id: string;
+  subject: string | null;
+  status: 'open' | 'pending' | 'closed' | null;
+  started_at: Timestamp | null;
+  /** The contact whose email or phone the conversation named, when one matched. */
+  contact_id: string | null;
+  /** Lower-cased. */
+  contact_email: string | null;
+  contact_phone: string | null;
+  updated_at: DefaultedTimestamp;
 }
 
 export interface ChatMessagesTable {

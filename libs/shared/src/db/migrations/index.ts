@@ -7,6 +7,7 @@ import * as inbound_webhooks from './0005_inbound_webhooks';
 import * as outbox_envelope_json from './0006_outbox_envelope_json';
 import * as tenant_invitations from './0007_tenant_invitations';
 import * as payment_object_ids from './0008_payment_object_ids';
+import * as records_library from './0009_records_library';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0006_outbox_envelope_json': outbox_envelope_json,
   '0007_tenant_invitations': tenant_invitations,
   '0008_payment_object_ids': payment_object_ids,
+  '0009_records_library': records_library,
 };
 
 export { enableTenantRls } from './tenant-rls';
@@ -33,3 +35,4 @@ export {
   PAYMENT_PROVIDERS,
   NETWORK_ACTIVITY_KINDS,
 } from './0005_inbound_webhooks';
+export { CONVERSATION_STATUSES } from './0009_records_library';
