@@ -155,6 +155,10 @@ export class NatsBus implements EventBus {
   }
 
   async publish(event: EventEnvelope): Promise<PublishResult> {
+    // While reconnecting, the client would buffer the message and a new connection drops that
+    // buffer: the publish would only fail at its timeout (5 s), holding the relay's round, which
+    // then misses the reconnect. Failing at once leaves the event in the outbox for the wake.
+    if (!this.isConnected()) throw new Error('NATS is disconnected');
     const ack = await this.js.publish(
       subjectFor(this.options.subjectPrefix, event.type),
       codec.encode(event),
