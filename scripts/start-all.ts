@@ -12,8 +12,8 @@
 import { z } from 'zod';
 import { loadConfig, ConfigError, port } from '../libs/shared/src/config';
 import { randomToken } from '../libs/shared/src/crypto';
-import { createDb, ensureDatabase, migrateToLatest } from '../libs/shared/src/db';
-import { createBus, OutboxRelay } from '../libs/shared/src/events';
+import { createDb, ensureDatabase, migrateToLatest, type Db } from '../libs/shared/src/db';
+import { createBus, OutboxRelay, type EventBus } from '../libs/shared/src/events';
 import { createLogger } from '../libs/shared/src/logger';
 import {
   closeServer,
@@ -79,19 +79,51 @@ async function main(): Promise<void> {
   ) as Record<BackendName, number>;
   const upstreamEnv = upstreamUrlsFor(process.env, backendPorts, configs[0].config.HOST);
 
-  let embedded: EmbeddedPostgres | undefined;
+  // What has started so far, for stopAll (a signal may come in the middle of the start).
+  const started: {
+    embedded?: EmbeddedPostgres;
+    database?: Db;
+    bus?: EventBus;
+    relay?: OutboxRelay;
+  } = {};
+  const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
+  const stopAll = async () => {
+    // The relay first: Ctrl-C reaches the embedded Postgres too (same process group), and a
+    // relay still polling a database that is going away would log each lost connection. Every
+    // step is attempted whatever happened to the one before, and whatever has started so far.
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      ['outbox relay', async () => started.relay?.stop()],
+      [
+        'http servers',
+        () => Promise.all(running.map((r) => closeServer(r.server, r.shutdownTimeoutMs))),
+      ],
+      ['event bus', async () => started.bus?.close()],
+      ['database pool', async () => started.database?.close()],
+      ['embedded Postgres', async () => started.embedded?.stop()],
+    ];
+    for (const [name, step] of steps) {
+      await step().catch((err: unknown) => log.warn({ err }, `stopping the ${name} failed`));
+    }
+  };
+  // From here on a signal stops what has started, in order (also during the start).
+  onShutdownSignal(log, async () => {
+    await stopAll();
+    log.info('every service stopped');
+  });
+
   if (!process.env.DATABASE_URL) {
     log.info(
       { port: embeddedPort, dataDir: '.data/postgres' },
       'DATABASE_URL is unset: starting the embedded Postgres',
     );
-    embedded = await startEmbeddedPostgres({
+    const embedded = await startEmbeddedPostgres({
       dataDir: '.data/postgres',
       port: embeddedPort,
       persistent: true,
       callerHandlesSignals: true,
       log: (line) => log.debug({ postgres: line.trim() }),
     });
+    started.embedded = embedded;
     await ensureDatabase(embedded.adminUrl, 'crm');
     process.env.DATABASE_URL = embedded.urlFor('crm');
   }
@@ -105,6 +137,7 @@ async function main(): Promise<void> {
     maxConnections: 20,
     applicationName: 'crm-dev',
   });
+  started.database = database;
   const { applied } = await migrateToLatest(database.db);
   if (applied.length) log.info({ applied }, 'migrations applied');
   const demoPassword = process.env.DEMO_PASSWORD ?? 'demo-password';
@@ -115,29 +148,12 @@ async function main(): Promise<void> {
     logger: log,
     connectionName: 'crm-dev',
   });
+  started.bus = bus;
   const relay = new OutboxRelay({ db: database.db, pool: database.pool, bus, logger: log });
+  started.relay = relay;
   await relay.start();
 
-  const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
   let gatewayConfig: Record<string, unknown> = {};
-  const stopAll = async () => {
-    // The relay first: Ctrl-C reaches the embedded Postgres too (same process group), and a
-    // relay still polling a database that is going away would log each lost connection. Every
-    // step is attempted whatever happened to the one before.
-    const steps: Array<[string, () => Promise<unknown>]> = [
-      ['outbox relay', () => relay.stop()],
-      [
-        'http servers',
-        () => Promise.all(running.map((r) => closeServer(r.server, r.shutdownTimeoutMs))),
-      ],
-      ['event bus', () => bus.close()],
-      ['database pool', () => database.close()],
-      ['embedded Postgres', async () => embedded?.stop()],
-    ];
-    for (const [name, step] of steps) {
-      await step().catch((err: unknown) => log.warn({ err }, `stopping the ${name} failed`));
-    }
-  };
   for (const { service } of configs) {
     // The gateway's *_URL defaults follow the ports above; other services ignore them.
     const config = loadConfig(service.name, service.configSchema, {
@@ -158,11 +174,6 @@ async function main(): Promise<void> {
     if (service.name === 'gateway') gatewayConfig = config as Record<string, unknown>;
   }
 
-  onShutdownSignal(log, async () => {
-    await stopAll();
-    log.info('every service stopped');
-  });
-
   const gatewayUrl = `http://localhost:${claims.get('gateway')?.port}`;
   const backends = running
     .filter((r) => r.name !== 'gateway')
@@ -171,13 +182,13 @@ async function main(): Promise<void> {
       listening: `http://${connectHost(claims.get(r.name)?.host ?? '')}:${r.port}`,
       proxiedTo: String(gatewayConfig[UPSTREAM_URL_VARIABLES[r.name as BackendName]]),
     }));
-  const database_ = embedded
+  const databaseText = started.embedded
     ? `embedded Postgres (.data/postgres, port ${embeddedPort})`
     : 'DATABASE_URL';
   const eventBus = bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process';
   if (terminal) {
     process.stdout.write(
-      banner({ gatewayUrl, services: backends, database: database_, eventBus, demo }),
+      banner({ gatewayUrl, services: backends, database: databaseText, eventBus, demo }),
     );
   } else {
     // Not a terminal: stdout stays one JSON object per line (the password is redacted; it is
@@ -186,7 +197,7 @@ async function main(): Promise<void> {
       {
         gateway: gatewayUrl,
         services: Object.fromEntries(backends.map((b) => [b.name, b.proxiedTo])),
-        database: database_,
+        database: databaseText,
         eventBus,
         demo: { tenant: demo.tenant.slug, email: demo.user.email, password: demo.password },
       },
