@@ -46,3 +46,37 @@ export {
 } from './leads/leads.events';
 export { ingestLeads, prepareLeads } from './leads/leads.ingest';
 export { leadFilterFields, whereLeadFilters, type LeadFilters } from './leads/lead-filters';
+
+// Contacts
+export {
+  MAX_CONTACT_EXTERNAL_ID,
+  MAX_CONTACT_PHONE,
+  MAX_CONTACT_TEXT,
+  contactInputSchema,
+  contactResultItemSchema,
+  type ContactInput,
+  type ContactResultItem,
+  type ProviderContact,
+} from './contacts/contacts.schema';
+export {
+  CONTACT_COLUMNS,
+  findContact,
+  findContactByEmail,
+  findContactByExternalId,
+  findContactIdByEmail,
+  findContactIdByPhone,
+  listContacts,
+  upsertContact,
+  upsertContactFillingBlanks,
+  type Contact,
+  type ContactRefusal,
+  type StoredContact,
+} from './contacts/contacts.repository';
+export {
+  CONTACT_EVENT_TYPES,
+  CONTACT_MODULE,
+  contactEvent,
+  type ContactEventData,
+  type ContactEventType,
+} from './contacts/contacts.events';
+export { ingestContacts } from './contacts/contacts.ingest';

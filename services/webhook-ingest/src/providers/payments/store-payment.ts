@@ -1,3 +1,4 @@
+import { findContactIdByEmail } from '@crm/records';
 import { writeEvent } from '@crm/shared/events';
 import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import type { NormalizedPayment, PaymentProvider } from './payment-event';
@@ -26,13 +27,8 @@ export async function storePayment(
   const { tenantId, connectionId, provider } = connection;
   if (payment.unstorableAmount) throw new PermanentFailure(payment.unstorableAmount, tenantId);
   return asTenant(tenantId, async (trx) => {
-    const contact = payment.email
-      ? await trx
-          .selectFrom('crm_contacts')
-          .select('id')
-          .where('tenant_id', '=', tenantId)
-          .where('email', '=', payment.email)
-          .executeTakeFirst()
+    const contactId = payment.email
+      ? await findContactIdByEmail(trx, tenantId, payment.email)
       : undefined;
     const stored = await trx
       .insertInto('payment_events')
@@ -46,7 +42,7 @@ export async function storePayment(
         amount: payment.amount,
         currency: payment.currency,
         email: payment.email,
-        contact_id: contact?.id ?? null,
+        contact_id: contactId ?? null,
         // From parseJsonBody: strings and keys already storable, depth bounded.
         payload: JSON.stringify(payload),
       })
@@ -69,7 +65,7 @@ export async function storePayment(
         amount: payment.amount,
         currency: payment.currency,
         email: payment.email,
-        contact_id: contact?.id ?? null,
+        contact_id: contactId ?? null,
       },
     });
     return {

@@ -1,6 +1,7 @@
+import { upsertContactFillingBlanks } from '@crm/records';
 import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import { fitsNumeric } from '../../receivers/numeric-range';
-import { storeOrder, upsertContact, type StorefrontConnectionRef } from './store-order';
+import { storeOrder, type StorefrontConnectionRef } from './store-order';
 import type { StorefrontEvent } from './storefront-event';
 
 /**
@@ -22,7 +23,7 @@ export async function handleStorefrontEvent(
       // Contacts are keyed by email: one without cannot be matched to anything later.
       if (!customer) return { outcome: 'ignored', tenantId, detail: 'customer has no email' };
       const contact = await scope.asTenant(tenantId, (trx) =>
-        upsertContact(trx, connection, customer),
+        upsertContactFillingBlanks(trx, tenantId, customer, connection.platform),
       );
       return {
         outcome: 'processed',

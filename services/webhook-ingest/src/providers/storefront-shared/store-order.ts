@@ -1,7 +1,8 @@
+import { upsertContactFillingBlanks } from '@crm/records';
 import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { sql } from 'kysely';
-import type { ContactInput, OrderInput, StorefrontPlatform } from './storefront-event';
+import type { OrderInput, StorefrontPlatform } from './storefront-event';
 
 export interface StoredRecord {
   id: string;
@@ -17,43 +18,6 @@ export interface StorefrontConnectionRef {
 }
 
 /**
- * Upserts the contact by (tenant, lower-cased email). An existing contact only gains the
- * fields it lacks: what the CRM's users typed is never overwritten by a storefront's copy.
- * A new contact gets a `contact.created` event. Runs as the tenant (inside asTenant).
- */
-export async function upsertContact(
-  trx: Trx,
-  connection: StorefrontConnectionRef,
-  contact: ContactInput,
-): Promise<StoredRecord> {
-  // lower() again in SQL: the table's CHECK (email = lower(email)) is Postgres's idea of
-  // lower case, which for a few non-ASCII letters is not JavaScript's.
-  const { rows } = await sql<StoredRecord>`
-    INSERT INTO crm_contacts AS c (tenant_id, email, first_name, last_name, phone)
-    VALUES (${connection.tenantId}, lower(${contact.email}), ${contact.firstName}, ${contact.lastName}, ${contact.phone})
-    ON CONFLICT (tenant_id, email) WHERE email IS NOT NULL DO UPDATE SET
-      first_name = COALESCE(NULLIF(c.first_name, ''), EXCLUDED.first_name, c.first_name),
-      last_name = COALESCE(NULLIF(c.last_name, ''), EXCLUDED.last_name, c.last_name),
-      phone = COALESCE(NULLIF(c.phone, ''), EXCLUDED.phone, c.phone),
-      updated_at = CASE
-        WHEN (NULLIF(c.first_name, '') IS NULL AND EXCLUDED.first_name IS NOT NULL)
-          OR (NULLIF(c.last_name, '') IS NULL AND EXCLUDED.last_name IS NOT NULL)
-          OR (NULLIF(c.phone, '') IS NULL AND EXCLUDED.phone IS NOT NULL)
-        THEN now() ELSE c.updated_at END
-    RETURNING id, (xmax = 0) AS created`.execute(trx);
-  const stored = rows[0];
-  if (stored.created) {
-    await writeEvent(trx, {
-      type: 'contact.created',
-      tenant_id: connection.tenantId,
-      record: { module: 'contacts', id: stored.id },
-      data: { email: contact.email, source: connection.platform },
-    });
-  }
-  return stored;
-}
-
-/**
  * Upserts the order by (connection, platform order id), linking its buyer's contact; the
  * latest delivery's values win. Emits `order.created` the first time, `order.updated` when a
  * later delivery changed the row, and nothing when it carries what is stored already (the
@@ -64,7 +28,14 @@ export async function storeOrder(
   connection: StorefrontConnectionRef,
   order: OrderInput,
 ): Promise<StoredRecord & { changed: boolean }> {
-  const contact = order.customer ? await upsertContact(trx, connection, order.customer) : null;
+  const contact = order.customer
+    ? await upsertContactFillingBlanks(
+        trx,
+        connection.tenantId,
+        order.customer,
+        connection.platform,
+      )
+    : null;
   const { rows } = await sql<StoredRecord & { contact_id: string | null; total: string | null }>`
     INSERT INTO commerce_orders AS o
       (tenant_id, connection_id, external_order_id, order_number, email, contact_id, total, currency, status, payload)

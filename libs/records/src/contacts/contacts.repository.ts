@@ -1,0 +1,253 @@
+import type { ContactsTable, Trx } from '@crm/shared/db';
+import { writeEvent } from '@crm/shared/events';
+import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import { sql, type Selectable } from 'kysely';
+import { contactEvent } from './contacts.events';
+import type { ContactInput, ProviderContact } from './contacts.schema';
+
+/** Every column a contact is read with. */
+export const CONTACT_COLUMNS = [
+  'id',
+  'external_id',
+  'email',
+  'phone',
+  'first_name',
+  'last_name',
+  'company',
+  'title',
+  'custom_fields',
+  'created_at',
+  'updated_at',
+] as const;
+export type Contact = Pick<Selectable<ContactsTable>, (typeof CONTACT_COLUMNS)[number]>;
+
+/** A contact stored by an upsert, and whether this call inserted it. */
+export interface StoredContact {
+  id: string;
+  created: boolean;
+}
+
+export async function findContact(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Contact | undefined> {
+  return trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The contact with this email (contacts store emails lower-cased: pass it lower-cased). */
+export async function findContactByEmail(
+  trx: Trx,
+  tenantId: string,
+  email: string,
+): Promise<Contact | undefined> {
+  return trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+}
+
+export async function findContactByExternalId(
+  trx: Trx,
+  tenantId: string,
+  externalId: string,
+): Promise<Contact | undefined> {
+  return trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+}
+
+/** The id of the contact with this (lower-cased) email: how a payment finds its payer. */
+export async function findContactIdByEmail(
+  trx: Trx,
+  tenantId: string,
+  email: string,
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('crm_contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The id of the one contact with this phone; undefined when none or several have it. */
+export async function findContactIdByPhone(
+  trx: Trx,
+  tenantId: string,
+  phone: string,
+): Promise<string | undefined> {
+  const rows = await trx
+    .selectFrom('crm_contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('phone', '=', phone)
+    .limit(2)
+    .execute();
+  return rows.length === 1 ? rows[0].id : undefined;
+}
+
+export async function listContacts(
+  trx: Trx,
+  tenantId: string,
+  page: PageQuery<string>,
+): Promise<Page<Contact>> {
+  const query = trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('tenant_id', '=', tenantId);
+  return paginate(query, page, 'id');
+}
+
+/**
+ * A provider's contact (storefront customers and buyers), upserted by (tenant, lower-cased
+ * email). An existing contact only gains the fields it lacks: what the CRM's users typed is
+ * never overwritten by a provider's copy. A new contact gets a `contact.created` event with
+ * `source`; an existing one none.
+ */
+export async function upsertContactFillingBlanks(
+  trx: Trx,
+  tenantId: string,
+  contact: ProviderContact,
+  source: string,
+): Promise<StoredContact> {
+  // lower() again in SQL: the table's CHECK (email = lower(email)) is Postgres's idea of
+  // lower case, which for a few non-ASCII letters is not JavaScript's.
+  const { rows } = await sql<StoredContact>`
+    INSERT INTO crm_contacts AS c (tenant_id, email, first_name, last_name, phone)
+    VALUES (${tenantId}, lower(${contact.email}), ${contact.firstName}, ${contact.lastName}, ${contact.phone})
+    ON CONFLICT (tenant_id, email) WHERE email IS NOT NULL DO UPDATE SET
+      first_name = COALESCE(NULLIF(c.first_name, ''), EXCLUDED.first_name, c.first_name),
+      last_name = COALESCE(NULLIF(c.last_name, ''), EXCLUDED.last_name, c.last_name),
+      phone = COALESCE(NULLIF(c.phone, ''), EXCLUDED.phone, c.phone),
+      updated_at = CASE
+        WHEN (NULLIF(c.first_name, '') IS NULL AND EXCLUDED.first_name IS NOT NULL)
+          OR (NULLIF(c.last_name, '') IS NULL AND EXCLUDED.last_name IS NOT NULL)
+          OR (NULLIF(c.phone, '') IS NULL AND EXCLUDED.phone IS NOT NULL)
+        THEN now() ELSE c.updated_at END
+    RETURNING id, (xmax = 0) AS created`.execute(trx);
+  const stored = rows[0];
+  if (stored.created) {
+    await writeEvent(trx, contactEvent(tenantId, stored, { email: contact.email, source }));
+  }
+  return stored;
+}
+
+/** Why a contact could not be stored, naming what would have been valid. */
+export interface ContactRefusal {
+  error: string;
+}
+
+/** The columns an ingested contact sets; a field it leaves out keeps the stored value. */
+const SET_COLUMNS = [
+  'external_id',
+  'email',
+  'phone',
+  'first_name',
+  'last_name',
+  'company',
+  'title',
+] as const;
+
+function givenColumns(input: ContactInput) {
+  const values: Partial<Record<(typeof SET_COLUMNS)[number], string | null>> = {};
+  for (const column of SET_COLUMNS) {
+    if (input[column] !== undefined) values[column] = input[column];
+  }
+  return values;
+}
+
+/** The stored contact an ingested one is, by external id, else by email; or why it is none. */
+async function matchContact(
+  trx: Trx,
+  tenantId: string,
+  input: ContactInput,
+): Promise<Contact | ContactRefusal | undefined> {
+  const byExternalId = input.external_id
+    ? await findContactByExternalId(trx, tenantId, input.external_id)
+    : undefined;
+  const byEmail = input.email ? await findContactByEmail(trx, tenantId, input.email) : undefined;
+  if (byExternalId && byEmail && byExternalId.id !== byEmail.id) {
+    return {
+      error: `email ${input.email} is already the email of another contact: send that contact's external_id, or another email`,
+    };
+  }
+  const match = byExternalId ?? byEmail;
+  if (match && input.external_id && match.external_id && match.external_id !== input.external_id) {
+    return {
+      error: `email ${input.email} belongs to the contact with external_id ${match.external_id}: send that external_id, or another email`,
+    };
+  }
+  return match;
+}
+
+/**
+ * An ingested contact (MCP's ingest_contacts, migrate), upserted by external id, else by
+ * email: a field given replaces the stored one, a field left out keeps it, custom_fields are
+ * merged key by key; a contact found by email gains the external id. Emits `contact.created`
+ * or `contact.updated` with `source`. A contact whose email belongs to another one is refused,
+ * not stored. A phone alone matches nothing: such a contact is always a new one.
+ */
+export async function upsertContact(
+  trx: Trx,
+  tenantId: string,
+  input: ContactInput,
+  source: string,
+): Promise<(StoredContact & { contact: Contact }) | ContactRefusal> {
+  // Twice at most: a concurrent writer may insert the same key between our look and our
+  // insert (which then inserts nothing), and the second look finds its row.
+  for (let attempt = 0; ; attempt++) {
+    const match = await matchContact(trx, tenantId, input);
+    if (match && 'error' in match) return match;
+    const customFields = JSON.stringify(input.custom_fields ?? {});
+    let contact: Contact | undefined;
+    if (match) {
+      contact = await trx
+        .updateTable('crm_contacts')
+        .set({
+          ...givenColumns(input),
+          custom_fields: sql`custom_fields || ${customFields}::jsonb`,
+          updated_at: sql`now()`,
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', match.id)
+        .returning(CONTACT_COLUMNS)
+        .executeTakeFirst();
+    } else {
+      contact = await trx
+        .insertInto('crm_contacts')
+        .values({ tenant_id: tenantId, ...givenColumns(input), custom_fields: customFields })
+        // Either unique key (email, external_id) taken meanwhile: look again.
+        .onConflict((oc) => oc.doNothing())
+        .returning(CONTACT_COLUMNS)
+        .executeTakeFirst();
+    }
+    if (contact) {
+      const stored = { id: contact.id, created: !match };
+      await writeEvent(
+        trx,
+        contactEvent(tenantId, stored, {
+          email: contact.email,
+          source,
+          phone: contact.phone,
+          external_id: contact.external_id,
+        }),
+      );
+      return { ...stored, contact };
+    }
+    if (attempt >= 1) {
+      throw new Error('The contact changed twice under this upsert; retry the transaction');
+    }
+  }
+}
