@@ -1,0 +1,100 @@
+import type { ProductsTable, Trx } from '@crm/shared/db';
+import { writeEvent } from '@crm/shared/events';
+import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import { sql, type Selectable } from 'kysely';
+import { productEvent } from './products.events';
+import type { ProductInput } from './products.schema';
+
+/** Every column a product is read with. */
+export const PRODUCT_COLUMNS = [
+  'id',
+  'sku',
+  'name',
+  'description',
+  'price',
+  'currency',
+  'active',
+  'created_at',
+  'updated_at',
+] as const;
+export type Product = Pick<Selectable<ProductsTable>, (typeof PRODUCT_COLUMNS)[number]>;
+
+/** The columns an input may set besides its sku; one it leaves out keeps the stored value. */
+const SET_COLUMNS = ['name', 'description', 'price', 'currency', 'active'] as const;
+
+export async function findProduct(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Product | undefined> {
+  return trx
+    .selectFrom('crm_products')
+    .select(PRODUCT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findProductBySku(
+  trx: Trx,
+  tenantId: string,
+  sku: string,
+): Promise<Product | undefined> {
+  return trx
+    .selectFrom('crm_products')
+    .select(PRODUCT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('sku', '=', sku)
+    .executeTakeFirst();
+}
+
+export async function listProducts(
+  trx: Trx,
+  tenantId: string,
+  page: PageQuery<string>,
+): Promise<Page<Product>> {
+  const query = trx
+    .selectFrom('crm_products')
+    .select(PRODUCT_COLUMNS)
+    .where('tenant_id', '=', tenantId);
+  return paginate(query, page, 'id');
+}
+
+/**
+ * Creates or updates the product with this sku in one statement, and emits `product.created`
+ * or `product.updated` with the product as stored.
+ */
+export async function upsertProduct(
+  trx: Trx,
+  tenantId: string,
+  input: ProductInput,
+): Promise<{ product: Product; created: boolean }> {
+  const given: Partial<Pick<ProductInput, (typeof SET_COLUMNS)[number]>> = {};
+  for (const column of SET_COLUMNS) {
+    if (input[column] !== undefined) Object.assign(given, { [column]: input[column] });
+  }
+  const row = await trx
+    .insertInto('crm_products')
+    .values({ tenant_id: tenantId, sku: input.sku, ...given })
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'sku']).doUpdateSet({ ...given, updated_at: sql`now()` }),
+    )
+    .returning([...PRODUCT_COLUMNS, sql<boolean>`(xmax = 0)`.as('created')])
+    .executeTakeFirstOrThrow();
+  const { created, ...product } = row;
+  await writeEvent(
+    trx,
+    productEvent(
+      tenantId,
+      { id: product.id, created },
+      {
+        sku: product.sku,
+        name: product.name,
+        price: product.price,
+        currency: product.currency,
+        active: product.active,
+      },
+    ),
+  );
+  return { product, created };
+}
