@@ -80,3 +80,90 @@ export {
   type ContactEventType,
 } from './contacts/contacts.events';
 export { ingestContacts } from './contacts/contacts.ingest';
+
+// Products
+export {
+  MAX_PRODUCT_DESCRIPTION,
+  MAX_PRODUCT_NAME,
+  MAX_SKU,
+  productInputSchema,
+  productResultItemSchema,
+  type ProductInput,
+  type ProductResultItem,
+} from './products/products.schema';
+export {
+  PRODUCT_COLUMNS,
+  findProduct,
+  findProductBySku,
+  listProducts,
+  upsertProduct,
+  type Product,
+} from './products/products.repository';
+export {
+  PRODUCT_EVENT_TYPES,
+  PRODUCT_MODULE,
+  productEvent,
+  type ProductEventData,
+  type ProductEventType,
+} from './products/products.events';
+export { ingestProducts } from './products/products.ingest';
+
+// Chat conversations
+export {
+  CONVERSATION_STATUSES,
+  DEFAULT_CHAT_CHANNEL,
+  MAX_CONVERSATION_EXTERNAL_ID,
+  MAX_CONVERSATION_SUBJECT,
+  channelSchema,
+  conversationInputSchema,
+  conversationResultItemSchema,
+  type ConversationInput,
+  type ConversationResultItem,
+} from './conversations/conversations.schema';
+export {
+  findConversation,
+  findConversationsByExternalId,
+  listConversations,
+  touchConversation,
+  upsertChannelConversation,
+  upsertConversation,
+  type Conversation,
+} from './conversations/conversations.repository';
+export {
+  CONVERSATION_EVENT_TYPES,
+  CONVERSATION_MODULE,
+  conversationCreatedEvent,
+  type ConversationEventData,
+} from './conversations/conversations.events';
+export { ingestConversations } from './conversations/conversations.ingest';
+
+// Chat messages
+export {
+  MAX_MESSAGE_BODY,
+  MAX_MESSAGE_EXTERNAL_ID,
+  MAX_MESSAGE_SENDER,
+  MESSAGE_DIRECTIONS,
+  messageInputSchema,
+  messageResultItemSchema,
+  statusAdvances,
+  type MessageDirection,
+  type MessageInput,
+  type MessageResultItem,
+} from './messages/messages.schema';
+export {
+  MESSAGE_COLUMNS,
+  findMessageByExternalId,
+  insertMessage,
+  listMessages,
+  setMessageStatus,
+  type Message,
+} from './messages/messages.repository';
+export {
+  MESSAGE_EVENT_TYPES,
+  MESSAGE_MODULE,
+  messageReceivedEvent,
+  messageStatusUpdatedEvent,
+  type MessageReceivedData,
+  type MessageStatusUpdatedData,
+} from './messages/messages.events';
+export { ingestMessages } from './messages/messages.ingest';

@@ -1,18 +1,19 @@
+import {
+  findMessageByExternalId,
+  insertMessage,
+  messageReceivedEvent,
+  messageStatusUpdatedEvent,
+  setMessageStatus,
+  statusAdvances,
+  upsertChannelConversation,
+} from '@crm/records';
 import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findMessagingAccount } from '../../tenancy/cross-tenant-lookups';
 import type { MessagingChange, StatusUpdate } from './payload';
-import {
-  findMessage,
-  insertInboundMessage,
-  insertOutboundMessage,
-  setMessageStatus,
-  statusAdvances,
-  upsertConversation,
-} from './store';
 
-const MODULE = 'chat_messages';
+const CHANNEL = 'messaging';
 
 interface Tally {
   inserted: number;
@@ -71,32 +72,62 @@ export async function handleMessagingDelivery(
   };
 }
 
+/**
+ * The conversation with one customer (wa_id) on a business number, created on first contact.
+ * A name from `contacts[]` replaces the stored one; the last message time only moves forward.
+ */
+function upsertConversation(
+  trx: Trx,
+  account: Account,
+  externalId: string,
+  contactName: string | null,
+  lastMessageAt: Date | null,
+): Promise<string> {
+  return upsertChannelConversation(trx, {
+    tenantId: account.tenantId,
+    channel: CHANNEL,
+    messagingAccountId: account.accountId,
+    externalId,
+    contactName,
+    lastMessageAt,
+  });
+}
+
 async function storeChange(trx: Trx, account: Account, change: MessagingChange, tally: Tally) {
   for (const message of change.messages) {
-    const conversationId = await upsertConversation(trx, {
-      ...account,
-      externalId: message.from,
-      contactName: change.contactNames.get(message.from) ?? null,
-      lastMessageAt: message.sentAt,
+    const conversationId = await upsertConversation(
+      trx,
+      account,
+      message.from,
+      change.contactNames.get(message.from) ?? null,
+      message.sentAt,
+    );
+    // Inserted once per message id: undefined when it is already stored (a resend).
+    const messageId = await insertMessage(trx, {
+      tenantId: account.tenantId,
+      conversationId,
+      externalId: message.externalId,
+      direction: 'inbound',
+      messageType: message.type,
+      body: message.body,
+      sentAt: message.sentAt,
+      payload: message.payload,
     });
-    const messageId = await insertInboundMessage(trx, account.tenantId, conversationId, message);
     if (!messageId) {
       tally.duplicates++;
       continue;
     }
     tally.inserted++;
-    await writeEvent(trx, {
-      type: 'message.received',
-      tenant_id: account.tenantId,
-      record: { module: MODULE, id: messageId },
-      data: {
+    await writeEvent(
+      trx,
+      messageReceivedEvent(account.tenantId, messageId, {
         conversation_id: conversationId,
         external_id: message.externalId,
         from: message.from,
         message_type: message.type,
         sent_at: message.sentAt?.toISOString() ?? null,
-      },
-    });
+      }),
+    );
   }
   for (const update of change.statuses) {
     const applied = await applyStatus(trx, account, update, change.contactNames);
@@ -112,33 +143,46 @@ async function applyStatus(
   update: StatusUpdate,
   contactNames: Map<string, string>,
 ): Promise<boolean> {
-  let message = await findMessage(trx, account.tenantId, update.externalId);
+  // Locked: its status is about to be compared and set.
+  let message = await findMessageByExternalId(trx, account.tenantId, update.externalId, {
+    forUpdate: true,
+  });
   let previous: string | null = null;
   if (message) {
     if (!statusAdvances(message.status, update.status)) return false;
     previous = message.status;
     await setMessageStatus(trx, message.id, update.status);
   } else {
-    const conversationId = await upsertConversation(trx, {
-      ...account,
-      externalId: update.recipientId,
-      contactName: contactNames.get(update.recipientId) ?? null,
-      lastMessageAt: update.at,
+    const conversationId = await upsertConversation(
+      trx,
+      account,
+      update.recipientId,
+      contactNames.get(update.recipientId) ?? null,
+      update.at,
+    );
+    // A status for a message we have no row of (sent from outside this CRM): the outbound
+    // message is recorded with that status. Its send time is unknown; the status time stands
+    // in for it. Undefined when a concurrent delivery stored it first.
+    const id = await insertMessage(trx, {
+      tenantId: account.tenantId,
+      conversationId,
+      externalId: update.externalId,
+      direction: 'outbound',
+      status: update.status,
+      sentAt: update.at,
+      payload: update.payload,
     });
-    const id = await insertOutboundMessage(trx, account.tenantId, conversationId, update);
     if (!id) return false;
     message = { id, conversationId, status: update.status };
   }
-  await writeEvent(trx, {
-    type: 'message.status_updated',
-    tenant_id: account.tenantId,
-    record: { module: MODULE, id: message.id },
-    data: {
+  await writeEvent(
+    trx,
+    messageStatusUpdatedEvent(account.tenantId, message.id, {
       conversation_id: message.conversationId,
       external_id: update.externalId,
       status: update.status,
       previous_status: previous,
-    },
-  });
+    }),
+  );
   return true;
 }
