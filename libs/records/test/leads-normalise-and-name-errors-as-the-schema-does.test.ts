@@ -193,8 +193,8 @@ describe('leadImportItemSchema (the zod schema of an import item)', () => {
       }),
       { numRuns: 3000 },
     );
-    // Both verdicts were exercised.
-    expect(accepted).toBeGreaterThan(300);
-    expect(refused).toBeGreaterThan(300);
+    // Both verdicts were exercised (about 10 % of the rows are valid, 90 % refused).
+    expect(accepted).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
   });
 });
