@@ -1,5 +1,4 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { Role } from '../identity/identity-token';
 
 /**
  * The typed shape of the database, one interface per table. Later issues add their tables
@@ -61,6 +60,10 @@ export interface UsersTable {
   name: string | null;
   created_at: DefaultedTimestamp;
 }
+
+/** A member's role in a tenant (the identity header carries it to the services). */
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
 
 export const MEMBERSHIP_STATUSES = ['active', 'invited', 'disabled'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { SYSTEM_ROLE, TENANT_ROLE } from './roles';
 import type { Database } from './schema';
 

@@ -1,4 +1,4 @@
-import { AppError, errors } from './errors';
+import { AppError, errors } from '../errors';
 
 // SQLSTATE classes and Node socket errors that mean "the database is not reachable right now".
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P)/;

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { AppError } from './errors';
+import type { AppError } from '../errors';
 
 /** SPEC.md (Response envelopes): success envelope. */
 export interface SuccessEnvelope<T> {

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { failureBody } from './envelope';
-import { AppError, errors } from './errors';
+import { AppError, errors } from '../errors';
 import { databaseErrorToAppError } from './database-errors';
 
 /** Unknown route -> 404 `NOT_FOUND` in the failure envelope. */

@@ -17,7 +17,7 @@
  * storable.ts replaces the characters with U+FFFD), with the same depth limit.
  */
 import type { RequestHandler } from 'express';
-import { errors, type AppError } from './errors';
+import { errors, type AppError } from '../errors';
 
 /**
  * Deepest nesting of arrays/objects a request body may have (`[]` is one level, `{"a":[]}`

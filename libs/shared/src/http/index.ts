@@ -1,4 +1,4 @@
-export { AppError, errors, type ErrorCode, type AppErrorInit } from './errors';
+export { AppError, errors, type ErrorCode, type AppErrorInit } from '../errors';
 export {
   successBody,
   failureBody,

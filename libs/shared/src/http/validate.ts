@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { errors } from './errors';
+import { errors } from '../errors';
 
 /**
  * Parses `input` with `schema`, or throws 400 `VALIDATION_ERROR` with the zod issues

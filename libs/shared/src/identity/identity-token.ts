@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { hmac, safeEqual } from '../crypto';
+import { ROLES, type Role } from '../db/schema';
 
 /** The header the gateway sets after resolving session and tenant; clients' copies are stripped. */
 export const IDENTITY_HEADER = 'x-crm-identity';
 
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 export interface Identity {
   userId: string;

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import { IDENTITY_HEADER, verifyIdentity, type Identity } from './identity-token';
 
 declare module 'http' {

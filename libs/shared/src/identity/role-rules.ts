@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { errors } from '../http/errors';
+import { errors } from '../errors';
 import type { Role } from './identity-token';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

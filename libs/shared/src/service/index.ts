@@ -1,5 +1,6 @@
 export { listen, closeServer } from './http-server';
 export { onShutdownSignal } from './shutdown-signal';
-export { runStandalone, type ServiceDefinition, type AppDeps } from './run-standalone';
+export { runStandalone } from './run-standalone';
+export type { ServiceDefinition, AppDeps } from './service-definition';
 export { readVersion } from './version';
 export { serve, type ServedService } from './serve';

@@ -1,48 +1,14 @@
-import type { Express } from 'express';
-import type { Kysely } from 'kysely';
-import type { Pool } from 'pg';
-import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ConfigError, loadConfig, type ServiceEnv } from '../config';
 import { createDb } from '../db/create-db';
-import type { Database } from '../db/schema';
-import type { EventBus } from '../events/bus';
 import { NatsBus } from '../events/nats-bus';
 import { OutboxRelay } from '../events/relay';
 import { createLogger } from '../logger';
 import { startTelemetry } from '../telemetry';
 import { closeServer } from './http-server';
 import { serve } from './serve';
+import type { ServiceDefinition } from './service-definition';
 import { onShutdownSignal } from './shutdown-signal';
-
-/** What a service's createApp() is built from; tests pass their own. */
-export interface AppDeps {
-  logger: Logger;
-  db: Kysely<Database>;
-  /** The pool under `db`, for libraries that take a pg pool (e.g. the gateway's rate limiter). */
-  pool: Pool;
-  /** Resolves when the database answers (health check). */
-  pingDatabase: () => Promise<void>;
-  bus: EventBus;
-  version: string;
-  /** Verifies the gateway's identity header (and signs it, in the gateway). */
-  internalTokenSecret: string;
-  bodyLimitBytes: number;
-}
-
-/**
- * One service as main.ts describes it: its name, config schema, port and app. The standalone
- * runner (one service per process, as deployed) and the all-in-one dev start both use it.
- */
-export interface ServiceDefinition<S extends z.ZodType<ServiceEnv> = z.ZodType<ServiceEnv>> {
-  name: string;
-  configSchema: S;
-  port: (config: z.infer<S>) => number;
-  createApp: (deps: AppDeps, config: z.infer<S>) => Express;
-  /** Services that write events run an outbox relay (several relays are safe). */
-  runsOutboxRelay: boolean;
-  packageDir: string;
-}
 
 function requireForStandalone(
   service: string,

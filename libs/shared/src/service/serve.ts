@@ -6,7 +6,7 @@ import type { Db } from '../db/create-db';
 import type { EventBus } from '../events/bus';
 import { createLogger, type Logger } from '../logger';
 import { listen } from './http-server';
-import type { ServiceDefinition } from './run-standalone';
+import type { ServiceDefinition } from './service-definition';
 import { readVersion } from './version';
 
 export interface ServedService {

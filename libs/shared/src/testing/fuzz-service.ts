@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { loadConfig } from '../config';
 import type { Db } from '../db/create-db';
-import type { ServiceDefinition } from '../service/run-standalone';
+import type { ServiceDefinition } from '../service/service-definition';
 import { isolatedTestDb } from './fixtures';
 import {
   expectHandled,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { InProcessBus } from '../events/in-process-bus';
 import { loadConfig } from '../config';
-import type { AppDeps, ServiceDefinition } from '../service/run-standalone';
+import type { AppDeps, ServiceDefinition } from '../service/service-definition';
 import { captureLogger } from './capture-logger';
 import { testDb } from './fixtures';
 

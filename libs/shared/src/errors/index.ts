@@ -1,0 +1,1 @@
+export { AppError, errors, type ErrorCode, type AppErrorInit } from './app-error';
