@@ -3,7 +3,7 @@ import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { dealRoutes } from './deals/deal-routes';
+import { dealRoutes } from './deals/deals.routes';
 import { exportRoutes } from './exports/export-routes';
 import { formRoutes } from './forms/form-routes';
 import { importRoutes } from './leads/import-route';

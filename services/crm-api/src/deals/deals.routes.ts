@@ -1,0 +1,124 @@
+import { withTenant, type Database, type Trx } from '@crm/shared/db';
+import { writeEvent } from '@crm/shared/events';
+import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { identityOf } from '@crm/shared/identity';
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import {
+  contactExists,
+  deleteDeal,
+  findDeal,
+  insertDeal,
+  isTenantMember,
+  leadExists,
+  listDeals,
+  lockDealStage,
+  updateDeal,
+} from './deals.repository';
+import { createSchema, listQuery, updateSchema, uuid } from './deals.schema';
+
+/** References must point inside the tenant: checked under RLS, so another tenant's ids look absent. */
+async function checkReferences(
+  trx: Trx,
+  tenantId: string,
+  refs: { assigned_to?: string | null; lead_id?: string | null; contact_id?: string | null },
+): Promise<void> {
+  if (refs.assigned_to && !(await isTenantMember(trx, tenantId, refs.assigned_to))) {
+    throw errors.validation('assigned_to must be a member of this tenant');
+  }
+  if (refs.lead_id && !(await leadExists(trx, tenantId, refs.lead_id))) {
+    throw errors.validation('lead_id must be a lead of this tenant');
+  }
+  if (refs.contact_id && !(await contactExists(trx, tenantId, refs.contact_id))) {
+    throw errors.validation('contact_id must be a contact of this tenant');
+  }
+}
+
+/** /api/crm/deals: list (SPEC.md `{ deals }`), create, read, update, delete. */
+export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+  const router = Router();
+  router.use('/api/crm/deals', jsonBody(bodyLimitBytes));
+
+  router.get('/api/crm/deals', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const query = validate(
+      listQuery,
+      { stage: req.query.stage, assigned_to: req.query.assigned_to, limit: req.query.limit },
+      'query',
+    );
+    const deals = await withTenant(db, tenantId, (trx) => listDeals(trx, tenantId, query));
+    res.json({ deals });
+  });
+
+  router.post('/api/crm/deals', async (req, res) => {
+    const { tenantId, userId } = identityOf(req);
+    const input = validate(createSchema, req.body, 'deal');
+    const deal = await withTenant(db, tenantId, async (trx) => {
+      await checkReferences(trx, tenantId, input);
+      const created = await insertDeal(trx, tenantId, userId, input);
+      await writeEvent(trx, {
+        type: 'deal.created',
+        tenant_id: tenantId,
+        record: { module: 'deals', id: created.id },
+        data: {
+          title: created.title,
+          value: created.value,
+          currency: created.currency,
+          stage: created.stage,
+        },
+      });
+      return created;
+    });
+    sendSuccess(res, { deal }, { status: 201, message: 'Deal created' });
+  });
+
+  router.get('/api/crm/deals/:id', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!uuid('id').safeParse(id).success) throw errors.notFound('Deal not found');
+    const deal = await withTenant(db, tenantId, (trx) => findDeal(trx, tenantId, id));
+    if (!deal) throw errors.notFound('Deal not found');
+    sendSuccess(res, { deal });
+  });
+
+  router.patch('/api/crm/deals/:id', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!uuid('id').safeParse(id).success) throw errors.notFound('Deal not found');
+    const change = validate(updateSchema, req.body, 'deal change');
+    const deal = await withTenant(db, tenantId, async (trx) => {
+      const before = await lockDealStage(trx, tenantId, id);
+      if (!before) throw errors.notFound('Deal not found');
+      await checkReferences(trx, tenantId, change);
+      const updated = await updateDeal(trx, tenantId, id, change);
+      if (change.stage && change.stage !== before.stage) {
+        await writeEvent(trx, {
+          type: 'deal.stage_changed',
+          tenant_id: tenantId,
+          record: { module: 'deals', id },
+          data: { from: before.stage, to: updated.stage },
+        });
+      }
+      return updated;
+    });
+    sendSuccess(res, { deal }, { message: 'Deal updated' });
+  });
+
+  router.delete('/api/crm/deals/:id', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!uuid('id').safeParse(id).success) throw errors.notFound('Deal not found');
+    await withTenant(db, tenantId, async (trx) => {
+      if (!(await deleteDeal(trx, tenantId, id))) throw errors.notFound('Deal not found');
+      await writeEvent(trx, {
+        type: 'deal.deleted',
+        tenant_id: tenantId,
+        record: { module: 'deals', id },
+        data: {},
+      });
+    });
+    sendSuccess(res, { id }, { message: 'Deal deleted' });
+  });
+
+  return router;
+}
