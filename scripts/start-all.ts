@@ -6,7 +6,8 @@
  * - NATS_URL unset: the in-process event bus.
  * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
  *   listening on their ports, the gateway proxying to those ports (unless a *_URL is set),
- *   one outbox relay; Ctrl-C stops everything cleanly.
+ *   one outbox relay, each service's workers; Ctrl-C stops everything cleanly, in the order of
+ *   a service started alone (stopService), then the embedded Postgres.
  * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only.
  */
 import { z } from 'zod';
@@ -16,9 +17,9 @@ import { createDb, ensureDatabase, migrateToLatest, type Db } from '../libs/shar
 import { createBus, OutboxRelay, type EventBus } from '../libs/shared/src/events';
 import { createLogger } from '../libs/shared/src/logger';
 import {
-  closeServer,
   onShutdownSignal,
   serve,
+  stopService,
   type ServedService,
   type ServiceDefinition,
 } from '../libs/shared/src/service';
@@ -88,22 +89,22 @@ async function main(): Promise<void> {
   } = {};
   const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
   const stopAll = async () => {
-    // The relay first: Ctrl-C reaches the embedded Postgres too (same process group), and a
-    // relay still polling a database that is going away would log each lost connection. Every
-    // step is attempted whatever happened to the one before, and whatever has started so far.
-    const steps: Array<[string, () => Promise<unknown>]> = [
-      ['outbox relay', async () => started.relay?.stop()],
-      [
-        'http servers',
-        () => Promise.all(running.map((r) => closeServer(r.server, r.shutdownTimeoutMs))),
-      ],
-      ['event bus', async () => started.bus?.close()],
-      ['database pool', async () => started.database?.close()],
-      ['embedded Postgres', async () => started.embedded?.stop()],
-    ];
-    for (const [name, step] of steps) {
-      await step().catch((err: unknown) => log.warn({ err }, `stopping the ${name} failed`));
-    }
+    // The order of every service (stopService): drain HTTP, stop workers, stop the relay,
+    // close the bus and the pool, each step attempted whatever happened to the one before;
+    // then the embedded Postgres, whatever has started so far.
+    await stopService(
+      {
+        servers: running.map((r) => ({ server: r.server, timeoutMs: r.shutdownTimeoutMs })),
+        workers: running.flatMap((r) => r.workers),
+        relay: started.relay,
+        bus: started.bus,
+        database: started.database,
+      },
+      log,
+    ).catch(() => undefined); // stopService has logged each failure
+    await started.embedded
+      ?.stop()
+      .catch((err: unknown) => log.warn({ err }, 'stopping the embedded Postgres failed'));
   };
   // From here on a signal stops what has started, in order (also during the start).
   onShutdownSignal(log, async () => {

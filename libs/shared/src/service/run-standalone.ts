@@ -5,10 +5,10 @@ import { NatsBus } from '../events/nats-bus';
 import { OutboxRelay } from '../events/relay';
 import { createLogger } from '../logger';
 import { startTelemetry } from '../telemetry';
-import { closeServer } from './http-server';
 import { serve } from './serve';
 import type { ServiceDefinition } from './service-definition';
 import { onShutdownSignal } from './shutdown-signal';
+import { stopService } from './stop-service';
 
 function requireForStandalone(
   service: string,
@@ -36,7 +36,8 @@ function requireForStandalone(
 
 /**
  * main.ts of every service: config, telemetry, database, NATS, optional outbox relay, listen,
- * and a graceful stop on SIGINT/SIGTERM (drain HTTP, stop relay, close bus, close pool).
+ * the service's workers, and a graceful stop on SIGINT/SIGTERM in the order of `stopService`
+ * (drain HTTP, stop workers, stop relay, close bus, close pool).
  */
 export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
   service: ServiceDefinition<S>,
@@ -69,17 +70,26 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
     : undefined;
   await relay?.start();
-  const { server } = await serve(service, config, {
+  const { server, workers } = await serve(service, config, {
     database,
     bus,
     internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
   });
   onShutdownSignal(logger, async () => {
-    await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
-    await relay?.stop();
-    await bus.close();
-    await database.close();
-    await telemetry.shutdown();
+    try {
+      await stopService(
+        {
+          servers: [{ server, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }],
+          workers,
+          relay,
+          bus,
+          database,
+        },
+        logger,
+      );
+    } finally {
+      await telemetry.shutdown();
+    }
     logger.info('stopped');
   });
 }

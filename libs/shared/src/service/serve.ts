@@ -5,20 +5,24 @@ import type { ServiceEnv } from '../config';
 import type { Db } from '../db/create-db';
 import type { EventBus } from '../events/bus';
 import { createLogger, type Logger } from '../logger';
-import { listen } from './http-server';
-import type { ServiceDefinition } from './service-definition';
+import { closeServer, listen } from './http-server';
+import type { ServiceDefinition, Worker } from './service-definition';
 import { readVersion } from './version';
+import { startWorkers } from './workers';
 
 export interface ServedService {
   name: string;
   port: number;
   server: Server;
   logger: Logger;
+  /** The service's workers, started once it listens. */
+  workers: Worker[];
 }
 
 /**
- * Builds a service's app from the shared resources and listens on its port: the one wiring
- * used both by a service started alone and by the all-in-one `npm start`.
+ * Builds a service's app from the shared resources, listens on its port, then starts its
+ * workers: the one wiring used both by a service started alone and by the all-in-one
+ * `npm start`. If a worker fails to start, the server is closed again before the error goes on.
  */
 export async function serve<S extends z.ZodType<ServiceEnv>>(
   service: ServiceDefinition<S>,
@@ -52,5 +56,15 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
   const port = service.port(config);
   const server = await listen(app, port, config.HOST);
   logger.info({ port }, `${service.name} listening`);
-  return { name: service.name, port, server, logger };
+  const workerDeps = {
+    logger,
+    db: shared.database.db,
+    pool: shared.database.pool,
+    bus: shared.bus,
+  };
+  const workers = await startWorkers(service, workerDeps, config).catch(async (err: unknown) => {
+    await closeServer(server, 0);
+    throw err;
+  });
+  return { name: service.name, port, server, logger, workers };
 }

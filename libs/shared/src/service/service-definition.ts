@@ -22,6 +22,23 @@ export interface AppDeps {
   bodyLimitBytes: number;
 }
 
+/** What a service's workers are built from: the shared resources, without the HTTP parts. */
+export type WorkerDeps = Pick<AppDeps, 'logger' | 'db' | 'pool' | 'bus'>;
+
+/**
+ * Something a service runs beside its HTTP app, such as an event consumer. A service has any
+ * number of them (each named in the logs). `start()` resolves once it is running; `stop()`
+ * stops pulling new work (messages) and resolves when the work already in hand (an in-flight
+ * handler) has finished, so that the bus and the pool can be closed after it. Workers start
+ * after the app listens and stop after it has drained (`stopService`), before the outbox
+ * relay, the bus and the pool.
+ */
+export interface Worker {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /**
  * One service as main.ts describes it: its name, config schema, port and app. The standalone
  * runner (one service per process, as deployed) and the all-in-one dev start both use it.
@@ -31,6 +48,11 @@ export interface ServiceDefinition<S extends z.ZodType<ServiceEnv> = z.ZodType<S
   configSchema: S;
   port: (config: z.infer<S>) => number;
   createApp: (deps: AppDeps, config: z.infer<S>) => Express;
+  /**
+   * Optional background workers (e.g. automation's event consumer), run by the standalone
+   * start, `npm start` and the test helpers; see `Worker` for their life cycle.
+   */
+  workers?: (deps: WorkerDeps, config: z.infer<S>) => Worker[];
   /** Services that write events run an outbox relay (several relays are safe). */
   runsOutboxRelay: boolean;
   packageDir: string;

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type ServiceEnv } from '@crm/shared/config';
 import type { Db } from '@crm/shared/db';
 import type { Role } from '@crm/shared/identity';
-import { closeServer, listen, type AppDeps, type ServiceDefinition } from '@crm/shared/service';
+import {
+  closeServer,
+  listen,
+  startWorkers,
+  stopWorkers,
+  type AppDeps,
+  type ServiceDefinition,
+  type Worker,
+} from '@crm/shared/service';
 import { addMember, createTenant, testAppDeps } from '@crm/shared/testing';
 import request from 'supertest';
 import type { z } from 'zod';
@@ -19,7 +27,8 @@ export interface ServiceStack {
 
 /**
  * Registers beforeAll/afterAll for one real service behind a real gateway, both listening on
- * loopback, on the test database. `env` configures the service; `deps` overrides its
+ * loopback, on the test database, with the service's workers running (on the in-process bus
+ * of its deps) as they do when it is deployed. `env` configures the service; `deps` overrides its
  * dependencies (e.g. a capturing logger).
  */
 export function useServiceBehindGateway<S extends z.ZodType<ServiceEnv>>(
@@ -31,9 +40,11 @@ export function useServiceBehindGateway<S extends z.ZodType<ServiceEnv>>(
   const serviceDeps = testAppDeps(deps);
   let serviceServer: Server;
   let gatewayServer: Server;
+  let workers: Worker[] = [];
   beforeAll(async () => {
     const config = loadConfig(service.name, service.configSchema, env);
     serviceServer = await listen(service.createApp(serviceDeps, config), 0, '127.0.0.1');
+    workers = await startWorkers(service, serviceDeps, config);
     stack.serviceUrl = `http://127.0.0.1:${(serviceServer.address() as AddressInfo).port}`;
     stack.gateway = testGateway(upstreamsAt(stack.serviceUrl));
     gatewayServer = await listen(stack.gateway.app, 0, '127.0.0.1');
@@ -42,6 +53,7 @@ export function useServiceBehindGateway<S extends z.ZodType<ServiceEnv>>(
   afterAll(async () => {
     await closeServer(gatewayServer, 1000);
     await closeServer(serviceServer, 1000);
+    await stopWorkers(workers);
     await stack.gateway.close();
     await serviceDeps.closeAll();
   });

@@ -1,0 +1,212 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { loadConfig, serviceEnv } from '@crm/shared/config';
+import { createEvent, InProcessBus, type EventEnvelope } from '@crm/shared/events';
+import {
+  closeServer,
+  consumerWorker,
+  listen,
+  serve,
+  stopService,
+  type ServiceDefinition,
+  type Worker,
+} from '@crm/shared/service';
+import { captureLogger, eventually, testDb } from '@crm/shared/testing';
+import express from 'express';
+
+function anEvent(): EventEnvelope {
+  return createEvent({
+    type: 'lead.imported',
+    tenant_id: randomUUID(),
+    record: { module: 'leads', id: randomUUID() },
+    data: {},
+  });
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('a service worker (ServiceDefinition.workers)', () => {
+  const logs = captureLogger();
+
+  it('stop() stops pulling and resolves only after the in-flight handler has finished', async () => {
+    const bus = new InProcessBus({ logger: logs.logger });
+    const handled: string[] = [];
+    const release = deferred();
+    const worker = consumerWorker('lead-consumer', bus, {
+      durable: 'worker-test',
+      retryDelayMs: 10,
+      handler: async (event) => {
+        handled.push(`started ${event.id}`);
+        await release.promise;
+        handled.push(`finished ${event.id}`);
+      },
+    });
+    await worker.start();
+    const first = anEvent();
+    await bus.publish(first);
+    await eventually(() => expect(handled).toEqual([`started ${first.id}`]));
+
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stopped).toBe(false);
+    release.resolve();
+    await stopping;
+    expect(handled).toEqual([`started ${first.id}`, `finished ${first.id}`]);
+
+    await bus.publish(anEvent());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(handled).toHaveLength(2);
+    await bus.close();
+  });
+
+  it('stopService drains HTTP, then stops workers (in-flight handler done), then relay, bus, pool', async () => {
+    const order: string[] = [];
+    const bus = new InProcessBus({ logger: logs.logger });
+    const handlerRelease = deferred();
+    const requestRelease = deferred();
+    const consumer = consumerWorker('lead-consumer', bus, {
+      durable: 'order-test',
+      handler: async () => {
+        await handlerRelease.promise;
+        order.push('handler finished');
+      },
+    });
+    const worker: Worker = {
+      name: consumer.name,
+      start: () => consumer.start(),
+      stop: async () => {
+        order.push('workers stop called');
+        await consumer.stop();
+        order.push('workers stopped');
+      },
+    };
+    const app = express().get('/slow', async (_req, res) => {
+      await requestRelease.promise;
+      order.push('request finished');
+      res.send('ok');
+    });
+    const server: Server = await listen(app, 0, '127.0.0.1');
+    server.on('close', () => order.push('http closed'));
+    await worker.start();
+    const { port } = server.address() as AddressInfo;
+    const inFlight = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.text());
+    await bus.publish(anEvent());
+    await new Promise((r) => setTimeout(r, 50));
+
+    const stopping = stopService(
+      {
+        servers: [{ server, timeoutMs: 5000 }],
+        workers: [worker],
+        relay: { stop: async () => void order.push('relay stopped') },
+        bus: {
+          close: async () => {
+            await bus.close();
+            order.push('bus closed');
+          },
+        },
+        database: { close: async () => void order.push('pool closed') },
+      },
+      logs.logger,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    // The in-flight request holds everything after it.
+    expect(order).toEqual([]);
+    setTimeout(() => handlerRelease.resolve(), 50);
+    requestRelease.resolve();
+    await stopping;
+    await expect(inFlight).resolves.toBe('ok');
+    expect(order).toEqual([
+      'request finished',
+      'http closed',
+      'workers stop called',
+      'handler finished',
+      'workers stopped',
+      'relay stopped',
+      'bus closed',
+      'pool closed',
+    ]);
+  });
+
+  it('stopService attempts every step when one fails, then rethrows the failure', async () => {
+    const order: string[] = [];
+    const failing: Worker = {
+      name: 'broken',
+      start: async () => undefined,
+      stop: async () => {
+        throw new Error('worker would not stop');
+      },
+    };
+    await expect(
+      stopService(
+        {
+          servers: [],
+          workers: [failing],
+          relay: { stop: async () => void order.push('relay') },
+          bus: { close: async () => void order.push('bus') },
+          database: { close: async () => void order.push('pool') },
+        },
+        logs.logger,
+      ),
+    ).rejects.toThrow('worker would not stop');
+    expect(order).toEqual(['relay', 'bus', 'pool']);
+  });
+
+  it('serve() (standalone start and npm start) starts the workers once the app listens', async () => {
+    const database = testDb();
+    const bus = new InProcessBus({ logger: logs.logger });
+    const port = await freePort();
+    const seen: Array<{ worker: string; answered: number | undefined }> = [];
+    const configSchema = serviceEnv.extend({});
+    const definition: ServiceDefinition<typeof configSchema> = {
+      name: 'worker-fixture',
+      configSchema,
+      port: () => port,
+      createApp: () => express().get('/up', (_req, res) => void res.send('up')),
+      runsOutboxRelay: false,
+      packageDir: __dirname,
+      workers: (deps) => {
+        expect(deps.bus).toBe(bus);
+        return ['first', 'second'].map((name) => ({
+          name,
+          start: async () => {
+            const answered = await fetch(`http://127.0.0.1:${port}/up`).then(
+              (res) => res.status,
+              () => undefined,
+            );
+            seen.push({ worker: name, answered });
+          },
+          stop: async () => undefined,
+        }));
+      },
+    };
+    try {
+      const served = await serve(
+        definition,
+        loadConfig('worker-fixture', configSchema, { HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+        { database, bus, internalTokenSecret: 'x'.repeat(32) },
+      );
+      expect(served.workers.map((w) => w.name)).toEqual(['first', 'second']);
+      expect(seen).toEqual([
+        { worker: 'first', answered: 200 },
+        { worker: 'second', answered: 200 },
+      ]);
+      await closeServer(served.server, 1000);
+    } finally {
+      await bus.close();
+      await database.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const probe = await listen(express(), 0, '127.0.0.1');
+  const { port } = probe.address() as AddressInfo;
+  await closeServer(probe, 0);
+  return port;
+}
