@@ -1,12 +1,18 @@
 import { withTenant, type Database, type Trx } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
-import { sql, type Kysely } from 'kysely';
-import { lockTenantMembers } from '../members/members-lock';
+import type { Kysely } from 'kysely';
+import { deleteInvitation, lockTenantMembers } from '../members/members.repository';
 import {
   findOwnInvitationTenant,
   type Membership,
   type SessionUser,
 } from '../tenancy/cross-tenant-lookups';
+import {
+  findInvitation,
+  findMembership,
+  insertActiveMembership,
+  markInvitationAccepted,
+} from './invitations.repository';
 
 const noSuchInvitation = () => errors.notFound('No such invitation');
 
@@ -27,12 +33,7 @@ async function answerOwnInvitation<T>(
   if (!tenantId) throw noSuchInvitation();
   return withTenant(db, tenantId, async (trx) => {
     await lockTenantMembers(trx, tenantId);
-    const invitation = await trx
-      .selectFrom('tenant_invitations')
-      .select(['email', 'role', 'accepted_at', 'accepted_by'])
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', invitationId)
-      .executeTakeFirst();
+    const invitation = await findInvitation(trx, tenantId, invitationId);
     if (invitation?.accepted_by === user.id) {
       throw errors.conflict('You have already accepted this invitation');
     }
@@ -54,41 +55,12 @@ export function acceptInvitation(
   invitationId: string,
 ): Promise<Membership> {
   return answerOwnInvitation(db, user, invitationId, async (trx, { tenantId, role }) => {
-    const joined = await trx
-      .insertInto('tenant_users')
-      .values({
-        tenant_id: tenantId,
-        user_id: user.id,
-        role,
-        status: 'active',
-        joined_at: sql`now()`,
-      })
-      .onConflict((oc) => oc.columns(['tenant_id', 'user_id']).doNothing())
-      .returning('user_id')
-      .executeTakeFirst();
     // Only reachable through a membership written outside the API (adding a member checks).
-    if (!joined) throw errors.conflict('You already have a membership in this tenant');
-    await trx
-      .updateTable('tenant_invitations')
-      .set({ accepted_at: sql<Date>`now()`, accepted_by: user.id })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', invitationId)
-      .execute();
-    return trx
-      .selectFrom('tenant_users')
-      .innerJoin('tenants', 'tenants.id', 'tenant_users.tenant_id')
-      .select([
-        'tenants.id as tenantId',
-        'tenants.slug',
-        'tenants.name',
-        'tenants.plan',
-        'tenant_users.role',
-        'tenant_users.status',
-        'tenant_users.joined_at as joinedAt',
-      ])
-      .where('tenant_users.tenant_id', '=', tenantId)
-      .where('tenant_users.user_id', '=', user.id)
-      .executeTakeFirstOrThrow();
+    if (!(await insertActiveMembership(trx, tenantId, user.id, role))) {
+      throw errors.conflict('You already have a membership in this tenant');
+    }
+    await markInvitationAccepted(trx, tenantId, invitationId, user.id);
+    return findMembership(trx, tenantId, user.id);
   });
 }
 
@@ -99,10 +71,6 @@ export async function declineInvitation(
   invitationId: string,
 ): Promise<void> {
   await answerOwnInvitation(db, user, invitationId, async (trx, { tenantId }) => {
-    await trx
-      .deleteFrom('tenant_invitations')
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', invitationId)
-      .execute();
+    await deleteInvitation(trx, tenantId, invitationId);
   });
 }

@@ -2,13 +2,11 @@ import type { Database } from '@crm/shared/db';
 import { jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import { invitationView, membershipView } from '../auth/views';
 import { listPendingInvitations } from '../tenancy/cross-tenant-lookups';
 import { authenticate } from '../tenancy/require-session';
 import { acceptInvitation, declineInvitation } from './answer-invitation';
-
-const invitationIdSchema = z.uuid({ message: 'must be an invitation id (uuid)' });
+import { invitationIdSchema } from './invitations.schema';
 
 /**
  * `/api/auth/invitations`: the signed-in user's own pending invitations, and their answer.
