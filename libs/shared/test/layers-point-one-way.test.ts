@@ -9,7 +9,7 @@ import * as ts from 'typescript';
  * library imports it. A new module must be given a layer here.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['crypto', 'config', 'logger', 'telemetry', 'errors'],
+  ['crypto', 'config', 'logger', 'telemetry', 'errors', 'routes'],
   ['db'],
   ['events'],
   ['identity', 'http'],

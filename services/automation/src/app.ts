@@ -1,5 +1,6 @@
 import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
+import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
@@ -16,9 +17,9 @@ export function createApp(deps: AppDeps, _config: Config): Express {
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
     routes: (app) => {
-      // Session routes (DESIGN.md proxy table): only with the gateway's signed identity.
+      // Session routes (the route ownership table): only with the gateway's signed identity.
       app.use(
-        ['/api/automations'],
+        sessionPrefixesOf('automation'),
         requireIdentity(deps.internalTokenSecret),
         forbidViewerWrites(),
       );

@@ -1,16 +1,14 @@
 import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
+import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { dealRoutes } from './deals/deals.routes';
 import { exportRoutes } from './exports/export-routes';
-import { formRoutes } from './forms/form-routes';
+import { formRoutes } from './forms/forms.routes';
 import { importRoutes } from './leads/import-route';
 import { leadRoutes } from './leads/lead-routes';
-
-/** Session prefixes of crm-api in the gateway's proxy table. */
-export const SESSION_PREFIXES = ['/api/v1/import', '/api/crm', '/api/exports'];
 
 /**
  * crm-api (:4001): lead import, leads, deals, web forms and exports. Session routes run with
@@ -25,7 +23,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
     // Each route parses its own body: the import route takes far larger ones than the rest.
     parseJson: false,
     routes: (app) => {
-      app.use(SESSION_PREFIXES, requireIdentity(deps.internalTokenSecret), forbidViewerWrites());
+      // Session routes (the route ownership table): only with the gateway's signed identity.
+      app.use(
+        sessionPrefixesOf('crm-api'),
+        requireIdentity(deps.internalTokenSecret),
+        forbidViewerWrites(),
+      );
       app.use(
         importRoutes({
           db: deps.db,

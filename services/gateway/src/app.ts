@@ -8,7 +8,7 @@ import type { Config } from './config';
 import { platformHealthHandler } from './health/platform-health';
 import { invitationRoutes } from './invitations/invitations.routes';
 import { memberRoutes } from './members/members.routes';
-import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from './proxy/proxy-table';
+import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from '@crm/shared/routes';
 import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
 import { corsPolicy, securityHeaders } from './security/browser-policy';

@@ -1,7 +1,7 @@
 import { IDENTITY_HEADER, signIdentity, verifyIdentity } from '@crm/shared/identity';
 import { addMember, createTenant, TEST_INTERNAL_TOKEN_SECRET, testDb } from '@crm/shared/testing';
 import request from 'supertest';
-import { PROXY_TABLE } from '../src/proxy/proxy-table';
+import { PROXY_TABLE } from '@crm/shared/routes';
 import { createAccount, signIn, useGatewayWithEcho } from './support/gateway';
 
 const database = testDb();

@@ -14,7 +14,7 @@ import {
 } from '@crm/shared/testing';
 import request from 'supertest';
 import { service as crmApi } from '../../crm-api/src/main';
-import { PROXY_TABLE } from '../src/proxy/proxy-table';
+import { PROXY_TABLE } from '@crm/shared/routes';
 import {
   createAccount,
   signIn,

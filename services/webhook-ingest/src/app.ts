@@ -1,5 +1,6 @@
 import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
+import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
@@ -7,9 +8,6 @@ import { integrationRoutes } from './integrations/routes';
 import { RECEIVERS } from './providers';
 import type { ReceiverContext } from './receivers/receiver-context';
 import { createSecretBox } from './secrets/secret-box';
-
-/** Session prefix of webhook-ingest in the gateway's proxy table. */
-export const SESSION_PREFIXES = ['/api/integrations'];
 
 /**
  * webhook-ingest (:4002): the inbound provider receivers (each reads the raw body and verifies
@@ -31,7 +29,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
     // Receivers need the exact bytes; each route parses its own body.
     parseJson: false,
     routes: (app) => {
-      app.use(SESSION_PREFIXES, requireIdentity(deps.internalTokenSecret), forbidViewerWrites());
+      // Session routes (the route ownership table): only with the gateway's signed identity.
+      app.use(
+        sessionPrefixesOf('webhook-ingest'),
+        requireIdentity(deps.internalTokenSecret),
+        forbidViewerWrites(),
+      );
       app.use(integrationRoutes(context));
       for (const receiver of RECEIVERS) app.use(receiver(context));
     },

@@ -5,3 +5,4 @@ export { captureLogger, type CapturedLogger } from './capture-logger';
 export { natsUrlForTests } from './nats';
 export { describeServiceBasics, testAppDeps, TEST_INTERNAL_TOKEN_SECRET } from './service-basics';
 export { runServiceProcess, describeStandaloneStart, type ProcessResult } from './standalone';
+export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';

@@ -1,6 +1,9 @@
 /**
- * DESIGN.md (Route ownership): which service owns which path, and what the gateway checks
- * before forwarding. The first matching row wins, so narrower prefixes come first.
+ * Route ownership, written once: which service owns which path, and what the gateway checks
+ * before forwarding. The gateway proxies by it, each service derives the prefixes it guards
+ * from it (`sessionPrefixesOf`), and a test fails when a service registers a route under a
+ * prefix this table does not give it. The first matching row wins, so narrower prefixes come
+ * first.
  *
  * - `session`: a signed-in user with an active membership (SPEC.md Authentication 1); the
  *   request goes on with the signed identity header, under the tenant's rate limit.
@@ -8,9 +11,11 @@
  * - `service-checked`: the service verifies the caller itself (provider signature, bearer
  *   key, HMAC) on the exact bytes the caller sent.
  *
- * The gateway's own routes (/api/auth/*, /api/health) are not proxied.
+ * The gateway's own routes (`GATEWAY_PREFIXES`) are not proxied.
  */
 export type ServiceName = 'crm-api' | 'webhook-ingest' | 'automation' | 'mcp-ingest' | 'migrate';
+/** Every service that serves public paths: the five behind the proxy and the gateway itself. */
+export type RouteOwner = ServiceName | 'gateway';
 export type RouteAuth = 'session' | 'public' | 'service-checked';
 
 export interface ProxyRoute {
@@ -39,6 +44,31 @@ export const PROXY_TABLE: readonly ProxyRoute[] = [
   { prefixes: ['/api/mcp'], service: 'mcp-ingest', auth: 'service-checked' },
   { prefixes: ['/api/migrate'], service: 'migrate', auth: 'service-checked' },
 ];
+
+/** The gateway's own public paths (sign-in, sessions, members; the platform health). */
+export const GATEWAY_PREFIXES: readonly string[] = ['/api/auth', '/api/health'];
+
+/** The path prefixes the table gives `service`, in table order. */
+export function prefixesOf(service: RouteOwner): string[] {
+  if (service === 'gateway') return [...GATEWAY_PREFIXES];
+  return PROXY_TABLE.filter((route) => route.service === service).flatMap((r) => r.prefixes);
+}
+
+/**
+ * The prefixes of `service` the gateway forwards only with a session (and the signed identity
+ * header): the ones the service guards with requireIdentity().
+ */
+export function sessionPrefixesOf(service: ServiceName): string[] {
+  return PROXY_TABLE.filter(
+    (route) => route.service === service && route.auth === 'session',
+  ).flatMap((route) => route.prefixes);
+}
+
+/** Who serves `path` publicly: the gateway itself, the service the table sends it to, or none. */
+export function ownerOf(path: string): RouteOwner | undefined {
+  if (GATEWAY_PREFIXES.some((prefix) => matchesPrefix(path, prefix))) return 'gateway';
+  return routeFor(path)?.service;
+}
 
 /** `/api/crm` matches `/api/crm` and `/api/crm/deals`, not `/api/crmx`. */
 export function matchesPrefix(path: string, prefix: string): boolean {
