@@ -5,7 +5,7 @@
  */
 import { withSystemScope, type Database } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
-import { formFieldsSchema, SLUG_PATTERN, type FormField } from './form-definition';
+import { formFieldsSchema, SLUG_PATTERN, type FormField } from './forms.schema';
 
 export interface PublicForm {
   tenantId: string;

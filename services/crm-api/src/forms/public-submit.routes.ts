@@ -7,7 +7,8 @@ import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findEnabledFormBySlugs } from './cross-tenant-lookups';
-import { HONEYPOT_FIELD, MAX_SUBMITTED_FIELDS, type FormField } from './form-definition';
+import { insertSubmission } from './forms.repository';
+import { HONEYPOT_FIELD, MAX_SUBMITTED_FIELDS, type FormField } from './forms.schema';
 
 export const SUBMIT_PATH = '/api/public/forms/:tenantSlug/:formSlug/submit';
 export const WEB_FORM_SOURCE = 'web_form';
@@ -104,7 +105,7 @@ function submittedFields(body: unknown): Record<string, unknown> {
  * `web_form`, records the submission and emits `form.submitted` (upsertLeads emits
  * `lead.created` / `lead.updated`), all in one tenant transaction.
  */
-export function publicSubmitRoute(db: Kysely<Database>, bodyLimitBytes: number): Router {
+export function publicSubmitRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
   const router = Router();
   router.post(SUBMIT_PATH, jsonBody(bodyLimitBytes), formBody(bodyLimitBytes), async (req, res) => {
     const hasContent =
@@ -133,21 +134,17 @@ export function publicSubmitRoute(db: Kysely<Database>, bodyLimitBytes: number):
       const [stored] = await upsertLeads(trx, form.tenantId, [lead], {
         source: WEB_FORM_SOURCE,
       });
-      const submission = await trx
-        .insertInto('crm_form_submissions')
-        .values({
-          tenant_id: form.tenantId,
-          form_id: form.formId,
-          lead_id: stored.id,
-          payload: JSON.stringify(submitted),
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const submissionId = await insertSubmission(trx, {
+        tenantId: form.tenantId,
+        formId: form.formId,
+        leadId: stored.id,
+        payload: submitted,
+      });
       await writeEvent(trx, {
         type: 'form.submitted',
         tenant_id: form.tenantId,
         record: { module: 'forms', id: form.formId },
-        data: { form_id: form.formId, lead_id: stored.id, submission_id: submission.id },
+        data: { form_id: form.formId, lead_id: stored.id, submission_id: submissionId },
       });
       return stored.id;
     });

@@ -85,3 +85,16 @@ export const updateFormSchema = z
   .strictObject({ name: formName, fields: formFieldsSchema, enabled })
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' });
+
+/** A form id in a path; anything else is answered as an unknown form. */
+export const formIdSchema = z.uuid();
+
+export const listFilters = z.object({
+  enabled: z
+    .enum(['true', 'false'], { message: 'enabled must be true or false' })
+    .transform((v) => v === 'true')
+    .optional(),
+});
+export type FormListFilters = z.infer<typeof listFilters>;
+export type FormInput = z.infer<typeof createFormSchema>;
+export type FormChange = z.infer<typeof updateFormSchema>;

@@ -1,0 +1,90 @@
+import type { Database, Trx } from '@crm/shared/db';
+import { paginate, type PageQuery } from '@crm/shared/pagination';
+import { sql, type Kysely } from 'kysely';
+import type { FormChange, FormInput, FormListFilters } from './forms.schema';
+
+type Db = Kysely<Database> | Trx;
+
+const FORM_COLUMNS = [
+  'id',
+  'slug',
+  'name',
+  'fields',
+  'enabled',
+  'created_at',
+  'updated_at',
+] as const;
+export const FORM_SORTABLE = ['created_at', 'updated_at', 'name', 'slug'] as const;
+
+/** The form stored, or undefined when the tenant already has one with this slug. */
+export function insertForm(db: Db, tenantId: string, input: FormInput) {
+  return db
+    .insertInto('crm_web_forms')
+    .values({
+      tenant_id: tenantId,
+      slug: input.slug,
+      name: input.name,
+      fields: JSON.stringify(input.fields),
+      enabled: input.enabled,
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'slug']).doNothing())
+    .returning([...FORM_COLUMNS])
+    .executeTakeFirst();
+}
+
+export function listForms(
+  db: Db,
+  tenantId: string,
+  page: PageQuery<(typeof FORM_SORTABLE)[number]>,
+  filters: FormListFilters,
+) {
+  let query = db
+    .selectFrom('crm_web_forms')
+    .select([...FORM_COLUMNS])
+    .where('tenant_id', '=', tenantId);
+  if (filters.enabled !== undefined) query = query.where('enabled', '=', filters.enabled);
+  return paginate(query, page, 'id');
+}
+
+export function findForm(db: Db, tenantId: string, id: string) {
+  return db
+    .selectFrom('crm_web_forms')
+    .select([...FORM_COLUMNS])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The form as changed, or undefined when there is none with this id. */
+export function updateForm(db: Db, tenantId: string, id: string, change: FormChange) {
+  const { fields, ...rest } = change;
+  return db
+    .updateTable('crm_web_forms')
+    .set({
+      ...rest,
+      ...(fields !== undefined && { fields: JSON.stringify(fields) }),
+      updated_at: sql`now()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning([...FORM_COLUMNS])
+    .executeTakeFirst();
+}
+
+/** Records one submission of a form; the id of the row. */
+export async function insertSubmission(
+  trx: Trx,
+  submission: { tenantId: string; formId: string; leadId: string; payload: unknown },
+): Promise<string> {
+  const row = await trx
+    .insertInto('crm_form_submissions')
+    .values({
+      tenant_id: submission.tenantId,
+      form_id: submission.formId,
+      lead_id: submission.leadId,
+      payload: JSON.stringify(submission.payload),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

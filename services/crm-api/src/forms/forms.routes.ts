@@ -1,0 +1,76 @@
+import { withTenant, type Database } from '@crm/shared/db';
+import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { identityOf, requireRole } from '@crm/shared/identity';
+import { parsePageQuery } from '@crm/shared/pagination';
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import { FORM_SORTABLE, findForm, insertForm, listForms, updateForm } from './forms.repository';
+import { createFormSchema, formIdSchema, listFilters, updateFormSchema } from './forms.schema';
+import { publicSubmitRoutes } from './public-submit.routes';
+
+const notFound = () => errors.notFound('Form not found');
+
+/**
+ * Web forms: management under /api/crm/forms (a Session prefix: identity required, owner and
+ * admin only) and the Public submission under /api/public/forms (no identity; the gateway
+ * rate-limits it per IP and opens it to any origin). See docs/forms.md.
+ */
+export function formRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+  const router = Router();
+  router.use(formManagementRoutes(db, bodyLimitBytes));
+  router.use(publicSubmitRoutes(db, bodyLimitBytes));
+  return router;
+}
+
+/**
+ * /api/crm/forms (Session, owner and admin only): create, list, read and update the tenant's
+ * web forms. Disabling a form is `PATCH { enabled: false }`; its public URL then answers 404.
+ */
+export function formManagementRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+  const router = Router();
+  router.use('/api/crm/forms', requireRole('owner', 'admin'), jsonBody(bodyLimitBytes));
+
+  router.post('/api/crm/forms', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const input = validate(createFormSchema, req.body, 'form');
+    const form = await withTenant(db, tenantId, (trx) => insertForm(trx, tenantId, input));
+    if (!form) {
+      throw errors.alreadyExists(`A form with the slug ${input.slug} already exists`, {
+        slug: input.slug,
+      });
+    }
+    sendSuccess(res, { form }, { status: 201, message: 'Form created' });
+  });
+
+  router.get('/api/crm/forms', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const page = parsePageQuery(req.query, {
+      sortable: FORM_SORTABLE,
+      defaultSortBy: 'created_at',
+    });
+    const filters = validate(listFilters, { enabled: req.query.enabled }, 'filters');
+    const result = await withTenant(db, tenantId, (trx) => listForms(trx, tenantId, page, filters));
+    res.json(result);
+  });
+
+  router.get('/api/crm/forms/:id', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!formIdSchema.safeParse(id).success) throw notFound();
+    const form = await withTenant(db, tenantId, (trx) => findForm(trx, tenantId, id));
+    if (!form) throw notFound();
+    sendSuccess(res, { form });
+  });
+
+  router.patch('/api/crm/forms/:id', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!formIdSchema.safeParse(id).success) throw notFound();
+    const change = validate(updateFormSchema, req.body, 'form change');
+    const form = await withTenant(db, tenantId, (trx) => updateForm(trx, tenantId, id, change));
+    if (!form) throw notFound();
+    sendSuccess(res, { form }, { message: 'Form updated' });
+  });
+
+  return router;
+}
