@@ -7,8 +7,8 @@ import type { Config } from './config';
 import { dealRoutes } from './deals/deals.routes';
 import { exportRoutes } from './exports/export-routes';
 import { formRoutes } from './forms/forms.routes';
-import { importRoutes } from './leads/import-route';
-import { leadRoutes } from './leads/lead-routes';
+import { importRoutes } from './leads/import.routes';
+import { leadRoutes } from './leads/leads.routes';
 
 /**
  * crm-api (:4001): lead import, leads, deals, web forms and exports. Session routes run with

@@ -4,6 +4,7 @@ import { errors, jsonBody } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
+import { insertCompletedLeadImport } from './import-jobs.repository';
 
 export interface ImportOptions {
   db: Kysely<Database>;
@@ -36,22 +37,15 @@ export function importRoutes(options: ImportOptions): Router {
     }
     const result = await withTenant(options.db, tenantId, async (trx) => {
       const ingested = await ingestLeads(trx, tenantId, leads);
-      const finishedAt = new Date();
-      await trx
-        .insertInto('import_jobs')
-        .values({
-          tenant_id: tenantId,
-          user_id: userId,
-          kind: 'leads',
-          status: 'completed',
-          total: leads.length,
-          imported: ingested.imported,
-          failed: ingested.failed,
-          started_at: startedAt,
-          finished_at: finishedAt,
-          duration_ms: finishedAt.getTime() - startedAt.getTime(),
-        })
-        .execute();
+      await insertCompletedLeadImport(trx, {
+        tenantId,
+        userId,
+        total: leads.length,
+        imported: ingested.imported,
+        failed: ingested.failed,
+        startedAt,
+        finishedAt: new Date(),
+      });
       return ingested;
     });
     res.status(200).json({

@@ -1,23 +1,11 @@
-import { findLead, leadFilterFields, listLeads } from '@crm/records';
+import { findLead, listLeads } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
-
-const SORTABLE = [
-  'created_at',
-  'updated_at',
-  'email',
-  'first_name',
-  'last_name',
-  'status',
-  'source',
-] as const;
-const filtersSchema = z.object(leadFilterFields);
-const uuid = z.uuid();
+import { LEAD_SORTABLE, leadFiltersSchema, leadIdSchema } from './leads.schema';
 
 /** GET /api/crm/leads (paginated, filtered) and GET /api/crm/leads/:id. */
 export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
@@ -26,9 +14,12 @@ export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
 
   router.get('/api/crm/leads', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, { sortable: SORTABLE, defaultSortBy: 'created_at' });
+    const page = parsePageQuery(req.query, {
+      sortable: LEAD_SORTABLE,
+      defaultSortBy: 'created_at',
+    });
     const filters = validate(
-      filtersSchema,
+      leadFiltersSchema,
       { status: req.query.status, source: req.query.source, q: req.query.q },
       'filters',
     );
@@ -38,7 +29,7 @@ export function leadRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
 
   router.get('/api/crm/leads/:id', async (req, res) => {
     const { tenantId } = identityOf(req);
-    if (!uuid.safeParse(req.params.id).success) throw errors.notFound('Lead not found');
+    if (!leadIdSchema.safeParse(req.params.id).success) throw errors.notFound('Lead not found');
     const lead = await withTenant(db, tenantId, (trx) => findLead(trx, tenantId, req.params.id));
     if (!lead) throw errors.notFound('Lead not found');
     sendSuccess(res, { lead });
