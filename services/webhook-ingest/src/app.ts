@@ -4,7 +4,7 @@ import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
-import { integrationRoutes } from './integrations/routes';
+import { integrationRoutes } from './integrations/integrations.routes';
 import { RECEIVERS } from './providers';
 import type { ReceiverContext } from './receivers/receiver-context';
 import { createSecretBox } from './secrets/secret-box';

@@ -1,15 +1,9 @@
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
-import { alreadyConnected, bodySchema, identifierField, nameField } from './admin-rules';
-import { tenantResourceRoutes } from './tenant-resource-routes';
-
-const COLUMNS = ['id', 'external_account_id', 'name', 'created_at'] as const;
-const SORTABLE = ['created_at', 'external_account_id', 'name'] as const;
-
-const createSchema = bodySchema({
-  external_account_id: identifierField('external_account_id', 200),
-  name: nameField.optional(),
-});
+import { alreadyConnected } from './admin-rules';
+import { COLUMNS, insertNetworkAccount, SORTABLE } from './network-accounts.repository';
+import { createSchema } from './network-accounts.schema';
+import { tenantResourceRoutes } from './tenant-resource.routes';
 
 /**
  * /api/integrations/network-accounts: the professional-network partner accounts whose events
@@ -28,17 +22,7 @@ export function networkAccountRoutes(ctx: ReceiverContext): Router {
     create: {
       what: 'network account',
       schema: createSchema,
-      insert: (trx, input, tenantId) =>
-        trx
-          .insertInto('network_accounts')
-          .values({
-            tenant_id: tenantId,
-            external_account_id: input.external_account_id,
-            name: input.name ?? null,
-          })
-          .onConflict((oc) => oc.column('external_account_id').doNothing())
-          .returning([...COLUMNS])
-          .executeTakeFirst(),
+      insert: (trx, input, tenantId) => insertNetworkAccount(trx, tenantId, input),
       conflict: (input) =>
         alreadyConnected(`The network account ${input.external_account_id}`, {
           external_account_id: input.external_account_id,

@@ -3,22 +3,19 @@ import { errors, jsonBody, sendSuccess, validate, type AppError } from '@crm/sha
 import { identityOf } from '@crm/shared/identity';
 import { paginate, parsePageQuery } from '@crm/shared/pagination';
 import { Router, type Request } from 'express';
-import type { SelectExpression, Selection, SelectQueryBuilder } from 'kysely';
+import type { SelectExpression } from 'kysely';
 import type { z } from 'zod';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { canManageIntegrations, idParam } from './admin-rules';
+import {
+  deleteTenantRow,
+  tenantRows,
+  type ConnectionTable,
+  type RowOf,
+  type RowQuery,
+} from './tenant-resource.repository';
 
-/** The connection tables under /api/integrations: rows of one tenant each, keyed by a uuid `id`. */
-export type ConnectionTable =
-  | 'network_accounts'
-  | 'messaging_accounts'
-  | 'telephony_numbers'
-  | 'storefront_connections'
-  | 'payment_connections';
-
-/** A row of `T` as `columns` select it. */
-type RowOf<T extends ConnectionTable, SE> = Selection<Database, T, SE>;
-type RowQuery<T extends ConnectionTable, SE> = SelectQueryBuilder<Database, T, RowOf<T, SE>>;
+export type { ConnectionTable } from './tenant-resource.repository';
 
 /** POST /: the resource's own body and insert; the rest is the same for every resource. */
 export interface ResourceCreate<Row, Input> {
@@ -110,37 +107,12 @@ export function tenantResourceRoutes<
   router.delete('/:id', canManageIntegrations, async (req, res) => {
     const { tenantId } = identityOf(req);
     const id = idParam(req, notFoundMessage);
-    // Widened to the union, as in tenantRows(). Inside the tenant's RLS scope another
-    // tenant's id simply matches nothing: a 404.
-    const table: ConnectionTable = resource.table;
     const deleted = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .deleteFrom(table)
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .returning('id')
-        .executeTakeFirst(),
+      deleteTenantRow(trx, resource.table, tenantId, id),
     );
     if (!deleted) throw errors.notFound(notFoundMessage);
     sendSuccess(res, { id }, { message: resource.removedMessage });
   });
 
   return router;
-}
-
-/** The tenant's rows of the resource's table (just row `id`, when given), its columns selected. */
-function tenantRows<T extends ConnectionTable, SE extends SelectExpression<Database, T>>(
-  trx: Trx,
-  { table, columns }: { table: T; columns: readonly SE[] },
-  tenantId: string,
-  id?: string,
-): RowQuery<T, SE> {
-  // The filters are typed against the union, where Kysely knows every table's `tenant_id` and
-  // `id`; it cannot resolve a column of a table that is still a type parameter.
-  const union: ConnectionTable = table;
-  let own = trx.selectFrom(union).where('tenant_id', '=', tenantId);
-  if (id !== undefined) own = own.where('id', '=', id);
-  // The one cast: back from the union to the caller's table T (which `table` is), so that
-  // `columns` and the row type are checked against T's own columns.
-  return (own as SelectQueryBuilder<Database, T, Record<never, never>>).select(columns);
 }

@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
-import { inboundEventRoutes } from './inbound-events';
-import { messagingAccountRoutes } from './messaging-accounts';
-import { networkAccountRoutes } from './network-accounts';
-import { paymentConnectionRoutes } from './payment-connections';
-import { storefrontConnectionRoutes } from './storefront-connections';
-import { telephonyNumberRoutes } from './telephony-numbers';
+import { inboundEventRoutes } from './inbound-events.routes';
+import { messagingAccountRoutes } from './messaging-accounts.routes';
+import { networkAccountRoutes } from './network-accounts.routes';
+import { paymentConnectionRoutes } from './payment-connections.routes';
+import { storefrontConnectionRoutes } from './storefront-connections.routes';
+import { telephonyNumberRoutes } from './telephony-numbers.routes';
 
 /**
  * The integration admin views (Session; docs/integrations.md). app.ts has already put

@@ -1,45 +1,19 @@
-import { PAYMENT_PROVIDERS, withTenant, type PaymentProvider } from '@crm/shared/db';
+import { withTenant, type PaymentProvider } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
-import { z } from 'zod';
 import type { ReceiverContext } from '../receivers/receiver-context';
+import { canManageIntegrations, idParam } from './admin-rules';
 import {
-  bodySchema,
-  canManageIntegrations,
-  idParam,
-  nameField,
-  someChange,
-  webhookSecretField,
-} from './admin-rules';
-import { tenantResourceRoutes } from './tenant-resource-routes';
+  COLUMNS,
+  insertPaymentConnection,
+  SORTABLE,
+  updatePaymentConnection,
+} from './payment-connections.repository';
+import { createSchema, filtersSchema, updateSchema } from './payment-connections.schema';
+import { tenantResourceRoutes } from './tenant-resource.routes';
 
 const NOT_FOUND = 'Payment connection not found';
-const SORTABLE = ['created_at', 'provider', 'name'] as const;
-// The ciphertext column is never selected; a payment connection always has a secret.
-const COLUMNS = ['id', 'provider', 'name', 'created_at'] as const;
-
-const providerField = z.enum(PAYMENT_PROVIDERS, {
-  message: `provider must be one of: ${PAYMENT_PROVIDERS.join(', ')}`,
-});
-
-const createSchema = bodySchema({
-  provider: providerField,
-  name: nameField.optional(),
-  webhookSecret: webhookSecretField(),
-});
-
-// Payment deliveries are always verified, so the secret can be rotated but not removed.
-const updateSchema = someChange(
-  bodySchema({
-    name: nameField.nullable().optional(),
-    webhookSecret: webhookSecretField(
-      'webhookSecret cannot be removed: payment deliveries are always verified (delete the connection instead)',
-    ).optional(),
-  }),
-);
-
-const filtersSchema = z.object({ provider: providerField.optional() });
 
 /**
  * /api/integrations/payment-connections: the tenant's accounts at payment providers. Each
@@ -75,16 +49,11 @@ export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
     const { tenantId } = identityOf(req);
     const input = validate(createSchema, req.body, 'payment connection');
     const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .insertInto('payment_connections')
-        .values({
-          tenant_id: tenantId,
-          provider: input.provider,
-          name: input.name ?? null,
-          webhook_secret_ciphertext: ctx.secrets.seal(input.webhookSecret),
-        })
-        .returning([...COLUMNS])
-        .executeTakeFirstOrThrow(),
+      insertPaymentConnection(trx, tenantId, {
+        provider: input.provider,
+        name: input.name ?? null,
+        webhookSecretCiphertext: ctx.secrets.seal(input.webhookSecret),
+      }),
     );
     sendSuccess(
       res,
@@ -98,18 +67,11 @@ export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
     const id = idParam(req, NOT_FOUND);
     const change = validate(updateSchema, req.body, 'payment connection change');
     const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      trx
-        .updateTable('payment_connections')
-        .set({
-          ...(change.name !== undefined && { name: change.name }),
-          ...(change.webhookSecret !== undefined && {
-            webhook_secret_ciphertext: ctx.secrets.seal(change.webhookSecret),
-          }),
-        })
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', id)
-        .returning([...COLUMNS])
-        .executeTakeFirst(),
+      updatePaymentConnection(trx, tenantId, id, {
+        name: change.name,
+        webhookSecretCiphertext:
+          change.webhookSecret === undefined ? undefined : ctx.secrets.seal(change.webhookSecret),
+      }),
     );
     if (!connection) throw errors.notFound(NOT_FOUND);
     sendSuccess(

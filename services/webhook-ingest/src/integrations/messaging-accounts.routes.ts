@@ -1,0 +1,33 @@
+import { Router } from 'express';
+import type { ReceiverContext } from '../receivers/receiver-context';
+import { alreadyConnected } from './admin-rules';
+import { COLUMNS, insertMessagingAccount, SORTABLE } from './messaging-accounts.repository';
+import { createSchema } from './messaging-accounts.schema';
+import { tenantResourceRoutes } from './tenant-resource.routes';
+
+/**
+ * /api/integrations/messaging-accounts: the messaging cloud API business numbers whose
+ * deliveries (POST /api/messaging/webhooks/cloud-api) belong to this tenant, keyed by the
+ * API's `phone_number_id`, which is unique across tenants.
+ */
+export function messagingAccountRoutes(ctx: ReceiverContext): Router {
+  return tenantResourceRoutes(ctx, {
+    table: 'messaging_accounts',
+    columns: COLUMNS,
+    sortable: SORTABLE,
+    rowKey: 'account',
+    notFoundMessage: 'Messaging account not found',
+    // Conversations already stored stay; they lose their link to the account (SET NULL).
+    removedMessage: 'Messaging account removed',
+    create: {
+      what: 'messaging account',
+      schema: createSchema,
+      insert: (trx, input, tenantId) => insertMessagingAccount(trx, tenantId, input),
+      conflict: (input) =>
+        alreadyConnected(`The phone_number_id ${input.phone_number_id}`, {
+          phone_number_id: input.phone_number_id,
+        }),
+      message: 'Messaging account connected',
+    },
+  });
+}

@@ -1,0 +1,19 @@
+import type { Trx } from '@crm/shared/db';
+import type { NetworkAccountInput } from './network-accounts.schema';
+
+export const COLUMNS = ['id', 'external_account_id', 'name', 'created_at'] as const;
+export const SORTABLE = ['created_at', 'external_account_id', 'name'] as const;
+
+/** The account stored, or undefined when its id is already connected (in any tenant). */
+export function insertNetworkAccount(trx: Trx, tenantId: string, input: NetworkAccountInput) {
+  return trx
+    .insertInto('network_accounts')
+    .values({
+      tenant_id: tenantId,
+      external_account_id: input.external_account_id,
+      name: input.name ?? null,
+    })
+    .onConflict((oc) => oc.column('external_account_id').doNothing())
+    .returning([...COLUMNS])
+    .executeTakeFirst();
+}

@@ -1,0 +1,94 @@
+import { withTenant } from '@crm/shared/db';
+import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { identityOf } from '@crm/shared/identity';
+import { Router } from 'express';
+import type { ReceiverContext } from '../receivers/receiver-context';
+import { alreadyConnected, canManageIntegrations, idParam } from './admin-rules';
+import {
+  COLUMNS,
+  insertStorefrontConnection,
+  SORTABLE,
+  updateStorefrontConnection,
+} from './storefront-connections.repository';
+import {
+  createSchema,
+  filtersSchema,
+  updateSchema,
+  type Platform,
+} from './storefront-connections.schema';
+import { tenantResourceRoutes } from './tenant-resource.routes';
+
+const NOT_FOUND = 'Storefront connection not found';
+
+/**
+ * /api/integrations/storefront-connections: the tenant's shops on storefront platforms A and
+ * B. A shop (platform + identifier) is unique across tenants: it is how an order webhook
+ * finds its tenant. The optional webhook secret is sealed at rest and never returned; with
+ * one stored the receiver verifies every delivery, without one it accepts them unverified
+ * (SPEC.md).
+ */
+export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
+  const webhookUrlOf = (platform: Platform) =>
+    `${ctx.config.PUBLIC_BASE_URL}/api/commerce/webhook/${platform.replace('_', '-')}`;
+  const present = <T extends { platform: Platform }>(row: T) => ({
+    ...row,
+    webhookUrl: webhookUrlOf(row.platform),
+  });
+
+  const router = tenantResourceRoutes(ctx, {
+    table: 'storefront_connections',
+    columns: COLUMNS,
+    sortable: SORTABLE,
+    rowKey: 'connection',
+    notFoundMessage: NOT_FOUND,
+    // Removing a connection also removes its stored orders (the schema cascades).
+    removedMessage: 'Storefront connection removed',
+    present,
+    listFilter: (req) => {
+      const filters = validate(filtersSchema, { platform: req.query.platform }, 'filters');
+      return (rows) => (filters.platform ? rows.where('platform', '=', filters.platform) : rows);
+    },
+    create: {
+      what: 'storefront connection',
+      schema: createSchema,
+      insert: (trx, input, tenantId) =>
+        insertStorefrontConnection(trx, tenantId, {
+          platform: input.platform,
+          shop_identifier: input.shop_identifier,
+          name: input.name ?? null,
+          webhookSecretCiphertext:
+            input.webhookSecret === undefined ? null : ctx.secrets.seal(input.webhookSecret),
+        }),
+      conflict: (input) =>
+        alreadyConnected(`The ${input.platform} shop ${input.shop_identifier}`, {
+          platform: input.platform,
+          shop_identifier: input.shop_identifier,
+        }),
+      message: 'Storefront connected',
+    },
+  });
+
+  router.patch('/:id', canManageIntegrations, jsonBody(ctx.bodyLimitBytes), async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = idParam(req, NOT_FOUND);
+    const change = validate(updateSchema, req.body, 'storefront connection change');
+    const connection = await withTenant(ctx.db, tenantId, (trx) =>
+      updateStorefrontConnection(trx, tenantId, id, {
+        name: change.name,
+        // null clears the secret: deliveries are then accepted unverified again.
+        webhookSecretCiphertext:
+          change.webhookSecret === undefined || change.webhookSecret === null
+            ? change.webhookSecret
+            : ctx.secrets.seal(change.webhookSecret),
+      }),
+    );
+    if (!connection) throw errors.notFound(NOT_FOUND);
+    sendSuccess(
+      res,
+      { connection: present(connection) },
+      { message: 'Storefront connection updated' },
+    );
+  });
+
+  return router;
+}

@@ -1,0 +1,19 @@
+import type { Trx } from '@crm/shared/db';
+import type { TelephonyNumberInput } from './telephony-numbers.schema';
+
+export const COLUMNS = ['id', 'phone_number', 'name', 'created_at'] as const;
+export const SORTABLE = ['created_at', 'phone_number', 'name'] as const;
+
+/** The number stored, or undefined when it is already connected (in any tenant). */
+export function insertTelephonyNumber(trx: Trx, tenantId: string, input: TelephonyNumberInput) {
+  return trx
+    .insertInto('telephony_numbers')
+    .values({
+      tenant_id: tenantId,
+      phone_number: input.phone_number,
+      name: input.name ?? null,
+    })
+    .onConflict((oc) => oc.column('phone_number').doNothing())
+    .returning([...COLUMNS])
+    .executeTakeFirst();
+}

@@ -1,0 +1,45 @@
+import type { Database, Trx } from '@crm/shared/db';
+import type { SelectExpression, Selection, SelectQueryBuilder } from 'kysely';
+
+/** The connection tables under /api/integrations: rows of one tenant each, keyed by a uuid `id`. */
+export type ConnectionTable =
+  | 'network_accounts'
+  | 'messaging_accounts'
+  | 'telephony_numbers'
+  | 'storefront_connections'
+  | 'payment_connections';
+
+/** A row of `T` as `columns` select it. */
+export type RowOf<T extends ConnectionTable, SE> = Selection<Database, T, SE>;
+export type RowQuery<T extends ConnectionTable, SE> = SelectQueryBuilder<Database, T, RowOf<T, SE>>;
+
+/** The tenant's rows of the resource's table (just row `id`, when given), its columns selected. */
+export function tenantRows<T extends ConnectionTable, SE extends SelectExpression<Database, T>>(
+  trx: Trx,
+  { table, columns }: { table: T; columns: readonly SE[] },
+  tenantId: string,
+  id?: string,
+): RowQuery<T, SE> {
+  // The filters are typed against the union, where Kysely knows every table's `tenant_id` and
+  // `id`; it cannot resolve a column of a table that is still a type parameter.
+  const union: ConnectionTable = table;
+  let own = trx.selectFrom(union).where('tenant_id', '=', tenantId);
+  if (id !== undefined) own = own.where('id', '=', id);
+  // The one cast: back from the union to the caller's table T (which `table` is), so that
+  // `columns` and the row type are checked against T's own columns.
+  return (own as SelectQueryBuilder<Database, T, Record<never, never>>).select(columns);
+}
+
+/**
+ * Deletes the tenant's row `id` of `table`; the id deleted, or undefined when none matched.
+ * Inside the tenant's RLS scope another tenant's id simply matches nothing.
+ */
+export function deleteTenantRow(trx: Trx, table: ConnectionTable, tenantId: string, id: string) {
+  // Typed against the union, as in tenantRows().
+  return trx
+    .deleteFrom(table)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+}
