@@ -5,7 +5,7 @@ import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { dealRoutes } from './deals/deals.routes';
-import { exportRoutes } from './exports/export-routes';
+import { exportRoutes } from './exports/exports.routes';
 import { formRoutes } from './forms/forms.routes';
 import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';

@@ -3,7 +3,7 @@ import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import { Router, type Express, type RequestHandler } from 'express';
-import { authRoutes } from './auth/routes';
+import { authRoutes } from './auth/auth.routes';
 import type { Config } from './config';
 import { platformHealthHandler } from './health/platform-health';
 import { invitationRoutes } from './invitations/invitations.routes';

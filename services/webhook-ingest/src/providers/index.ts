@@ -1,13 +1,13 @@
 import type { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
-import { billingReceiver } from './billing/route';
-import { emailReceiver } from './email/route';
-import { messagingReceiver } from './messaging/route';
-import { networkReceiver } from './network/route';
-import { paymentsReceiver } from './payments/route';
-import { storefrontAReceiver } from './storefront-a/route';
-import { storefrontBReceiver } from './storefront-b/route';
-import { telephonyReceiver } from './telephony/route';
+import { billingReceiver } from './billing/billing.routes';
+import { emailReceiver } from './email/email.routes';
+import { messagingReceiver } from './messaging/messaging.routes';
+import { networkReceiver } from './network/network.routes';
+import { paymentsReceiver } from './payments/payments.routes';
+import { storefrontAReceiver } from './storefront-a/storefront-a.routes';
+import { storefrontBReceiver } from './storefront-b/storefront-b.routes';
+import { telephonyReceiver } from './telephony/telephony.routes';
 
 /** SPEC.md (Inbound webhook receivers): one router per row of the receivers table. */
 export const RECEIVERS: ReadonlyArray<(ctx: ReceiverContext) => Router> = [
