@@ -10,8 +10,8 @@ import {
   useReceiverStack,
 } from './support/receiver-stack';
 import { sessionClient } from '../../gateway/test/support/service-stack';
-import { normaliseShopDomain } from '../src/providers/storefront-a/handle';
-import { normaliseSourceUrl } from '../src/providers/storefront-b/handle';
+import { normaliseShopDomain } from '../src/providers/storefront-a/payload';
+import { normaliseSourceUrl } from '../src/providers/storefront-b/payload';
 import { findStorefrontConnection } from '../src/tenancy/cross-tenant-lookups';
 
 /**

@@ -4,13 +4,13 @@ import {
   readStorefrontACustomer,
   readStorefrontAOrder,
   readStorefrontAVersion,
-} from '../src/providers/storefront-a/handle';
+} from '../src/providers/storefront-a/payload';
 import {
   normaliseSourceUrl,
   readStorefrontBCustomer,
   readStorefrontBOrder,
   readStorefrontBVersion,
-} from '../src/providers/storefront-b/handle';
+} from '../src/providers/storefront-b/payload';
 import { parseJsonBody } from '../src/receivers/parse-json';
 
 /**

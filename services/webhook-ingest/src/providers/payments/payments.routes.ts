@@ -9,7 +9,7 @@ import { secretUnavailable } from '../../receivers/verification';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
-import { storePayment, type PaymentConnection } from './store-payment';
+import { storePayment, type PaymentConnection } from './handle';
 import { rawBytes } from '../../receivers/raw-bytes';
 
 export const PAYMENTS_PATH = '/api/payments/webhook';

@@ -7,7 +7,7 @@ import {
   readStorefrontAOrder,
   readStorefrontAVersion,
   STOREFRONT_A_TOPICS,
-} from './handle';
+} from './payload';
 import { verifyStorefrontA } from './verify';
 
 /** POST /api/commerce/webhook/storefront-a: orders and customers of a connected shop. */

@@ -7,7 +7,7 @@ import {
   readStorefrontBOrder,
   readStorefrontBVersion,
   STOREFRONT_B_TOPICS,
-} from './handle';
+} from './payload';
 import { isStorefrontBPing, verifyStorefrontB } from './verify';
 
 /** POST /api/commerce/webhook/storefront-b: orders and customers of a connected shop. */

@@ -12,7 +12,7 @@ import {
   findStorefrontConnection,
   type StoredConnection,
 } from '../../tenancy/cross-tenant-lookups';
-import { handleStorefrontEvent } from './handle-event';
+import { handleStorefrontEvent } from './handle';
 import type {
   ContactInput,
   OrderInput,
