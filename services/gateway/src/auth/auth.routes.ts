@@ -3,7 +3,6 @@ import type { Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { Router, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import {
   findCredentials,
   listMemberships,
@@ -12,6 +11,7 @@ import {
 import { authenticate, tenantRequestOf } from '../tenancy/require-session';
 import { selectTenant } from '../tenancy/select-tenant';
 import { signUp } from './accounts';
+import { activeTenantSchema, signInSchema, signUpSchema } from './auth.schema';
 import {
   clearCookie,
   readCookie,
@@ -22,20 +22,6 @@ import {
 } from './cookies';
 import { createSession, deleteSession } from './sessions';
 import { invitationView, membershipView } from './views';
-
-const email = z.email({ message: 'must be an email address' }).max(320);
-const password = z.string().min(8, { message: 'must be at least 8 characters' }).max(200);
-
-const signUpSchema = z.object({
-  email,
-  password,
-  name: z.string().trim().max(200).optional(),
-  tenantName: z.string().trim().min(1, { message: 'is required' }).max(200),
-});
-const signInSchema = z.object({ email: z.string().max(320), password: z.string().max(200) });
-const activeTenantSchema = z.object({
-  tenantId: z.uuid({ message: 'must be a tenant id (uuid)' }),
-});
 
 export interface AuthRoutesOptions {
   db: Kysely<Database>;
