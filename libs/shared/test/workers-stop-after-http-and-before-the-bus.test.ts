@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { loadConfig, serviceEnv } from '@crm/shared/config';
@@ -210,3 +212,63 @@ async function freePort(): Promise<number> {
   await closeServer(probe, 0);
   return port;
 }
+
+describe('a service started alone (runStandalone) with a worker', () => {
+  const natsUrl = process.env.TEST_NATS_URL;
+  (natsUrl ? it : it.skip)(
+    'starts the worker once it listens and, on SIGTERM, lets its job finish before it stops',
+    async () => {
+      const fixturePort = await freePort();
+      const child = spawn(
+        join(__dirname, '..', '..', '..', 'node_modules', '.bin', 'tsx'),
+        [join(__dirname, 'fixtures', 'service-with-a-worker.ts')],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            DATABASE_URL: process.env.DATABASE_URL ?? '',
+            NATS_URL: natsUrl ?? '',
+            INTERNAL_TOKEN_SECRET: 'standalone-test-secret-0123456789abcdef',
+            FIXTURE_PORT: String(fixturePort),
+            HOST: '127.0.0.1',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      try {
+        await eventually(() => expect(stdout).toContain('job started'), 15_000, 20);
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      } finally {
+        clearTimeout(kill);
+      }
+      const messages = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { msg: string }).msg)
+        .filter((msg) =>
+          [
+            'worker-fixture listening',
+            'job started',
+            'shutting down',
+            'worker stopping',
+            'job finished',
+            'worker stopped',
+            'stopped',
+          ].includes(msg),
+        );
+      expect(messages).toEqual([
+        'worker-fixture listening',
+        'job started',
+        'shutting down',
+        'worker stopping',
+        'job finished',
+        'worker stopped',
+        'stopped',
+      ]);
+    },
+  );
+});
