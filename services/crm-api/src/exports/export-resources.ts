@@ -1,7 +1,8 @@
-import { leadFilterFields, whereLeadFilters } from '@crm/records';
+import { leadFilterFields } from '@crm/records';
 import { DEAL_STAGES, type Trx } from '@crm/shared/db';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import { z } from 'zod';
+import { exportDealsQuery, exportLeadsQuery } from './exports.repository';
 
 /** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
 export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';
@@ -73,16 +74,8 @@ const leads: ExportResource = {
     'created_at',
   ],
   filters: leadFilters,
-  query(trx, tenantId, raw, columns) {
-    const filters = raw as z.infer<typeof leadFilters>;
-    let query = trx
-      .selectFrom('crm_leads')
-      .select(columns.map((c) => c.expr.as(c.key)))
-      .where('crm_leads.tenant_id', '=', tenantId);
-    query = whereLeadFilters(query, filters);
-    // Newest first, as the lists; the order of the (tenant_id, created_at DESC, id) index.
-    return query.orderBy('crm_leads.created_at', 'desc').orderBy('crm_leads.id', 'asc');
-  },
+  query: (trx, tenantId, filters, columns) =>
+    exportLeadsQuery(trx, tenantId, filters as z.infer<typeof leadFilters>, columns),
 };
 
 const dealFilters = z.strictObject({
@@ -121,19 +114,8 @@ const deals: ExportResource = {
     'created_at',
   ],
   filters: dealFilters,
-  query(trx, tenantId, raw, columns) {
-    const filters = raw as z.infer<typeof dealFilters>;
-    // Users are visible under RLS only while they are members of this tenant: a former
-    // member's deals export with an empty "Assigned to".
-    let query = trx
-      .selectFrom('crm_deals')
-      .leftJoin('users as assignee', 'assignee.id', 'crm_deals.assigned_to')
-      .select(columns.map((c) => c.expr.as(c.key)))
-      .where('crm_deals.tenant_id', '=', tenantId);
-    if (filters.stage) query = query.where('crm_deals.stage', '=', filters.stage);
-    if (filters.assigned_to) query = query.where('crm_deals.assigned_to', '=', filters.assigned_to);
-    return query.orderBy('crm_deals.created_at', 'desc').orderBy('crm_deals.id', 'asc');
-  },
+  query: (trx, tenantId, filters, columns) =>
+    exportDealsQuery(trx, tenantId, filters as z.infer<typeof dealFilters>, columns),
 };
 
 export const EXPORT_RESOURCES: Record<ExportResource['name'], ExportResource> = { leads, deals };

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { parseExportRequest, type ExportRequest } from './export-request';
+import { parseExportRequest, type ExportRequest } from './exports.schema';
 import { isClientGone } from './output-stream';
 import { rowBatches } from './row-cursor';
 
