@@ -2,6 +2,11 @@ import { whereLeadFilters } from '@crm/records';
 import type { DEAL_STAGES, Trx } from '@crm/shared/db';
 import type { ExportColumn } from './export-resources';
 
+/** The tenant's name, for the file's heading; undefined once the tenant is gone. */
+export function findTenantName(trx: Trx, tenantId: string) {
+  return trx.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirst();
+}
+
 /** The tenant's leads, filtered, newest first: a query to run under a cursor. */
 export function exportLeadsQuery(
   trx: Trx,

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { findTenantName } from './exports.repository';
 import { parseExportRequest, type ExportRequest } from './exports.schema';
 import { isClientGone } from './output-stream';
 import { rowBatches } from './row-cursor';
@@ -46,11 +47,7 @@ async function streamExport(
   res: Response,
   logger: Logger,
 ): Promise<void> {
-  const tenant = await trx
-    .selectFrom('tenants')
-    .select('name')
-    .where('id', '=', tenantId)
-    .executeTakeFirst();
+  const tenant = await findTenantName(trx, tenantId);
   if (!tenant) throw errors.notFound('Tenant not found');
   const { resource, format, columns } = request;
   const batches = rowBatches(

@@ -86,6 +86,9 @@ export const updateFormSchema = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' });
 
+/** The value of an `email` field other than `email` itself (normalizeLead checks that one). */
+export const submittedEmailSchema = z.email();
+
 /** A form id in a path; anything else is answered as an unknown form. */
 export const formIdSchema = z.uuid();
 

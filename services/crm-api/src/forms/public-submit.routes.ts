@@ -5,17 +5,19 @@ import { writeEvent } from '@crm/shared/events';
 import { errors, formBody, jsonBody, sendSuccess } from '@crm/shared/http';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import { findEnabledFormBySlugs } from './cross-tenant-lookups';
 import { insertSubmission } from './forms.repository';
-import { HONEYPOT_FIELD, MAX_SUBMITTED_FIELDS, type FormField } from './forms.schema';
+import {
+  HONEYPOT_FIELD,
+  MAX_SUBMITTED_FIELDS,
+  submittedEmailSchema,
+  type FormField,
+} from './forms.schema';
 
 export const SUBMIT_PATH = '/api/public/forms/:tenantSlug/:formSlug/submit';
 export const WEB_FORM_SOURCE = 'web_form';
 /** Submitted fields stored in the lead's own columns; every other field goes to custom_fields. */
 const LEAD_COLUMNS = new Set(['email', 'first_name', 'last_name', 'phone']);
-
-const emailSchema = z.email();
 
 /** A value a person left empty: missing, null, only spaces or an empty list. */
 function isEmpty(value: unknown): boolean {
@@ -44,7 +46,7 @@ function checkAgainstDefinition(fields: FormField[], submitted: Record<string, u
     }
     // `email` itself is checked by normalizeLead with the import's texts.
     if (field.type === 'email' && field.name !== 'email') {
-      if (typeof value !== 'string' || !emailSchema.safeParse(value.trim()).success) {
+      if (typeof value !== 'string' || !submittedEmailSchema.safeParse(value.trim()).success) {
         throw invalid(`${field.name} must be a valid email address`, field.name);
       }
     }
