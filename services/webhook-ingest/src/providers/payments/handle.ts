@@ -18,7 +18,7 @@ export interface PaymentConnection {
  * event, writes nothing more and emits nothing. An amount the column cannot hold stores
  * nothing at all: the delivery is recorded as failed for good (PermanentFailure).
  */
-export async function storePayment(
+export async function handlePayment(
   { asTenant }: DeliveryScope,
   connection: PaymentConnection,
   payment: NormalizedPayment,

@@ -9,7 +9,7 @@ import { secretUnavailable } from '../../receivers/verification';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
-import { storePayment, type PaymentConnection } from './handle';
+import { handlePayment, type PaymentConnection } from './handle';
 import { rawBytes } from '../../receivers/raw-bytes';
 
 export const PAYMENTS_PATH = '/api/payments/webhook';
@@ -48,7 +48,7 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
         },
         async (scope) =>
           event.payment
-            ? storePayment(scope, connection, event.payment, body)
+            ? handlePayment(scope, connection, event.payment, body)
             : {
                 outcome: 'ignored',
                 tenantId: connection.tenantId,
