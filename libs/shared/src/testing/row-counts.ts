@@ -3,12 +3,21 @@ import type { Db } from '../db/create-db';
 
 let tenantTables: Promise<string[]> | undefined;
 
-/** Every table with a `tenant_id` column (read once per test file from the catalog). */
+/**
+ * Every tenant table: a `tenant_id` column under row-level security (migrateToLatest refuses a
+ * tenant table without it). Read once per test file from the catalog. Requiring RLS keeps out
+ * the throwaway tables some tests create and drop (a trigger's counter, an unprotected table
+ * in the isolation test): cached here while they existed, they failed every later count.
+ */
 function tablesWithTenantId(db: Db): Promise<string[]> {
   tenantTables ??= sql<{ table_name: string }>`
-    SELECT table_name FROM information_schema.columns
-    WHERE table_schema = 'public' AND column_name = 'tenant_id'
-    ORDER BY table_name`
+    SELECT c.relname AS table_name
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = c.oid
+    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relrowsecurity
+      AND a.attname = 'tenant_id' AND NOT a.attisdropped
+    ORDER BY c.relname`
     .execute(db.db)
     .then(({ rows }) => rows.map((r) => r.table_name));
   return tenantTables;
