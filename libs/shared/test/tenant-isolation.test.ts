@@ -5,7 +5,7 @@ import {
   withSystemScope,
   withTenant,
 } from '@crm/shared/db';
-import { addMember, createTenant, createUser, testDb } from '@crm/shared/testing';
+import { addMember, createTenant, createUser, isolatedTestDb, testDb } from '@crm/shared/testing';
 
 const database = testDb();
 const { db } = database;
@@ -154,7 +154,17 @@ describe('withTenant (row-level security)', () => {
   });
 });
 
+// On a database of their own: other test files create throwaway tables with a tenant_id column
+// (a trigger's counter) in the shared one, which the row-level security check would report.
 describe('migrations', () => {
+  let own: Awaited<ReturnType<typeof isolatedTestDb>>;
+  let db: typeof own.db;
+  beforeAll(async () => {
+    own = await isolatedTestDb();
+    db = own.db;
+  });
+  afterAll(() => own.close());
+
   it('are idempotent: a second run applies nothing', async () => {
     const again = await migrateToLatest(db);
     expect(again.applied).toEqual([]);
