@@ -1,6 +1,6 @@
 import type { Trx } from '@crm/shared/db';
 import { sql } from 'kysely';
-import type { Membership } from '../tenancy/cross-tenant-lookups';
+import { MEMBERSHIP_COLUMNS, type Membership } from '../tenancy/cross-tenant-lookups';
 
 export function findInvitation(trx: Trx, tenantId: string, invitationId: string) {
   return trx
@@ -51,15 +51,7 @@ export function findMembership(trx: Trx, tenantId: string, userId: string): Prom
   return trx
     .selectFrom('tenant_users')
     .innerJoin('tenants', 'tenants.id', 'tenant_users.tenant_id')
-    .select([
-      'tenants.id as tenantId',
-      'tenants.slug',
-      'tenants.name',
-      'tenants.plan',
-      'tenant_users.role',
-      'tenant_users.status',
-      'tenant_users.joined_at as joinedAt',
-    ])
+    .select(MEMBERSHIP_COLUMNS)
     .where('tenant_users.tenant_id', '=', tenantId)
     .where('tenant_users.user_id', '=', userId)
     .executeTakeFirstOrThrow();

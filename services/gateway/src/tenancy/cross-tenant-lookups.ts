@@ -40,19 +40,22 @@ export interface Membership {
   joinedAt: Date;
 }
 
+/** A membership as the API shows it (select from tenant_users joined with tenants). */
+export const MEMBERSHIP_COLUMNS = [
+  'tenants.id as tenantId',
+  'tenants.slug',
+  'tenants.name',
+  'tenants.plan',
+  'tenant_users.role',
+  'tenant_users.status',
+  'tenant_users.joined_at as joinedAt',
+] as const;
+
 function membershipsQuery(trx: Trx, userId: string) {
   return trx
     .selectFrom('tenant_users')
     .innerJoin('tenants', 'tenants.id', 'tenant_users.tenant_id')
-    .select([
-      'tenants.id as tenantId',
-      'tenants.slug',
-      'tenants.name',
-      'tenants.plan',
-      'tenant_users.role',
-      'tenant_users.status',
-      'tenant_users.joined_at as joinedAt',
-    ])
+    .select(MEMBERSHIP_COLUMNS)
     .where('tenant_users.user_id', '=', userId)
     .orderBy('tenant_users.joined_at', 'desc')
     .orderBy('tenants.id');
