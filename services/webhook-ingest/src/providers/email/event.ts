@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { unprocessable, storableTimestamp } from '@crm/shared/inbound';
+import { unprocessable } from '../../receivers/verification';
+import { storableTimestamp } from '../../receivers/storable';
 
 /** SPEC.md (Inbound email events): the types stored, and those acknowledged but not stored. */
 export const STORED_EMAIL_TYPES = ['email.opened', 'email.clicked', 'email.replied'] as const;

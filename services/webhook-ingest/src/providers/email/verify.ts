@@ -6,7 +6,7 @@ import {
   isWithinTolerance,
   reject,
   type Verification,
-} from '@crm/shared/inbound';
+} from '../../receivers/verification';
 
 /** SPEC.md (Inbound webhook receivers): the Standard Webhooks triple, under our own names. */
 export const EMAIL_HEADERS = {

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { verifyBodyHmac, type Verification } from '@crm/shared/inbound';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
+import type { Verification } from '../../receivers/verification';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 

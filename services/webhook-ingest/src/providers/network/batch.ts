@@ -1,5 +1,6 @@
 import { sha256Hex } from '@crm/shared/crypto';
-import { storableTimestamp, unprocessable } from '@crm/shared/inbound';
+import { storableTimestamp } from '../../receivers/storable';
+import { unprocessable } from '../../receivers/verification';
 import { activityKindOf, type NetworkActivityKind } from './activity-kinds';
 
 /** Largest number of events one delivery may carry; more is refused with 400, nothing written. */

@@ -6,7 +6,7 @@ import {
   parseSignatureHeader,
   reject,
   type Verification,
-} from '@crm/shared/inbound';
+} from '../../receivers/verification';
 
 export const NETWORK_SIGNATURE_HEADER = 'x-network-signature';
 /** SPEC.md (Limits): network signature timestamp skew, either direction. */

@@ -1,4 +1,4 @@
-import { fitsNumeric } from '@crm/shared/inbound';
+import { fitsNumeric } from '../../receivers/numeric-range';
 
 /**
  * Providers send amounts in the currency's minor unit (cents, paise): the number of minor

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type Verification, verifyBodyHmac } from '@crm/shared/inbound';
+import type { Verification } from '../../receivers/verification';
+import { verifyBodyHmac } from '../../receivers/body-hmac';
 
 export const STOREFRONT_A_SIGNATURE_HEADER = 'x-storefront-a-hmac-sha256';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unprocessable } from '@crm/shared/inbound';
+import { unprocessable } from '../../receivers/verification';
 
 /**
  * Field readers shared by both storefronts' payload schemas. Platforms send `null`, `""` and

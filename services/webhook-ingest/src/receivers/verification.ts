@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '@crm/shared/http';
 
 /**
  * What a provider's pure `verify()` returns: accepted, or the exact rejection SPEC.md
