@@ -1,19 +1,54 @@
-// One jest run over every package. ts-jest only transpiles (isolatedModules); `npm run typecheck` type-checks.
-// The global setup gives the whole run one fresh, migrated database (embedded Postgres when DATABASE_URL is unset).
-/** @type {import('jest').Config} */
-module.exports = {
+// One jest run over every package, in three tiers (jest projects), named by the test file:
+//   unit      `*.test.ts`      no database, no NATS, no gateway: pure functions and apps on fakes;
+//   database  `*.db.test.ts`   a real Postgres (and NATS where a test says so), no gateway;
+//   e2e       `*.e2e.test.ts`  through the real gateway: a signed-in session, a service behind it.
+// `npm test` runs all three; `npm run test:unit` / `test:db` / `test:e2e` one tier.
+// ts-jest only transpiles (isolatedModules); `npm run typecheck` type-checks.
+// The global setup gives the run one fresh, migrated database (embedded Postgres when
+// DATABASE_URL is unset); it belongs to the database and e2e tiers, so a unit-only run
+// starts none, and a unit test file that reaches for the database fails (no DATABASE_URL).
+
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/scripts'],
-  testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
   },
   moduleNameMapper: {
     '^@crm/shared/(.*)$': '<rootDir>/libs/shared/src/$1',
     '^@crm/records$': '<rootDir>/libs/records/src/index.ts',
+    '^@crm/test-kit$': '<rootDir>/libs/test-kit/src/index.ts',
   },
+};
+
+const withDatabase = {
   globalSetup: '<rootDir>/scripts/test/global-setup.ts',
   globalTeardown: '<rootDir>/scripts/test/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['**/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.db\\.test\\.ts$', '\\.e2e\\.test\\.ts$'],
+      setupFiles: ['<rootDir>/scripts/test/unit-tier-has-no-database.ts'],
+    },
+    {
+      ...shared,
+      ...withDatabase,
+      displayName: 'database',
+      testMatch: ['**/test/**/*.db.test.ts'],
+    },
+    {
+      ...shared,
+      ...withDatabase,
+      displayName: 'e2e',
+      testMatch: ['**/test/**/*.e2e.test.ts'],
+    },
+  ],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -6,3 +6,5 @@ export { natsUrlForTests } from './nats';
 export { describeServiceBasics, testAppDeps, TEST_INTERNAL_TOKEN_SECRET } from './service-basics';
 export { runServiceProcess, describeStandaloneStart, type ProcessResult } from './standalone';
 export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';
+export { tenantRowCounts, allRowCounts } from './row-counts';
+export { insertRow, rowCounts, ledgerRows, tenantRows, outboxEvents } from './read-backs';

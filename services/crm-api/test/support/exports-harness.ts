@@ -8,21 +8,19 @@ import { closeServer, listen } from '@crm/shared/service';
 import type { Role } from '@crm/shared/identity';
 import {
   addMember,
+  type CapturedLogger,
   captureLogger,
+  createAccount,
   createTenant,
+  signIn,
   testAppDeps,
   testDb,
-  type CapturedLogger,
-} from '@crm/shared/testing';
+  testGateway,
+  type TestGateway,
+  upstreamsAt,
+} from '@crm/test-kit';
 import { sql } from 'kysely';
 import request from 'supertest';
-import {
-  createAccount,
-  signIn,
-  testGateway,
-  upstreamsAt,
-  type TestGateway,
-} from '../../../gateway/test/support/gateway';
 import { service as crmApi } from '../../src/main';
 
 /** A real crm-api listening behind a real gateway, both on the test database. */

@@ -1,10 +1,6 @@
-import {
-  useServiceBehindGateway,
-  type ServiceStack,
-} from '../../../gateway/test/support/service-stack';
+import { type ServiceStack, useServiceBehindGateway } from '@crm/test-kit';
 import { service as crmApi } from '../../src/main';
 
-export { tenantSession } from '../../../gateway/test/support/service-stack';
 export type Stack = ServiceStack;
 
 /**

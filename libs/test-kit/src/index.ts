@@ -1,0 +1,29 @@
+/**
+ * The one test kit: every service's tests import their shared support from here, never from
+ * another service's test folder. It is @crm/shared/testing (database fixtures, row and outbox
+ * read-backs, NATS, proxies, loggers; what the libraries' own tests use, since a library never
+ * depends on a service) plus what needs the real gateway: sessions signed in through it and a
+ * service listening behind it.
+ */
+export * from '@crm/shared/testing';
+export {
+  testGateway,
+  createAccount,
+  signIn,
+  cookieHeader,
+  startEchoService,
+  upstreamsAt,
+  useGatewayWithEcho,
+  acceptInvitationTo,
+  PASSWORD,
+  type TestGateway,
+  type EchoService,
+  type Received,
+} from './gateway';
+export {
+  useServiceBehindGateway,
+  tenantSession,
+  sessionClient,
+  type ServiceStack,
+} from './service-stack';
+export { freePortForTests } from './ports';

@@ -1,3 +1,0 @@
-import { describeStandaloneStart } from '@crm/shared/testing';
-
-describeStandaloneStart('automation', 'AUTOMATION_PORT');

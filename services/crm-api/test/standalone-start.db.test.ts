@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/test-kit';
+
+describeStandaloneStart('crm-api', 'CRM_API_PORT');

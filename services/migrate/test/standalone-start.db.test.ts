@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/test-kit';
+
+describeStandaloneStart('migrate', 'MIGRATE_PORT');

@@ -1,0 +1,4 @@
+import { describeServiceBasics } from '@crm/test-kit';
+import { service } from '../src/main';
+
+describeServiceBasics(service);

@@ -1,0 +1,3 @@
+import { describeStandaloneStart } from '@crm/test-kit';
+
+describeStandaloneStart('webhook-ingest', 'WEBHOOK_INGEST_PORT');

@@ -1,3 +1,0 @@
-import { describeStandaloneStart } from '@crm/shared/testing';
-
-describeStandaloneStart('webhook-ingest', 'WEBHOOK_INGEST_PORT');
