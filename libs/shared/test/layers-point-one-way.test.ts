@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['db'],
   ['events'],
   ['identity', 'http'],
-  ['pagination'],
+  ['pagination', 'inbound'],
   ['service'],
 ];
 const OUTSIDE = 'testing';

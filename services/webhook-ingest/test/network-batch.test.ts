@@ -4,7 +4,7 @@ import {
   NETWORK_ACTIVITY_KIND_BY_TYPE,
 } from '../src/providers/network/activity-kinds';
 import { classifyBatch, eventsOf, MAX_EVENTS_PER_DELIVERY } from '../src/providers/network/batch';
-import { parseJsonBody } from '../src/receivers/parse-json';
+import { parseJsonBody } from '@crm/shared/inbound';
 
 /**
  * The network receiver's pure steps: the one type -> kind mapping table, the accepted body

@@ -4,7 +4,7 @@ import { lemonsqueezy } from '../src/providers/payments/lemonsqueezy';
 import { PADDLE_TOLERANCE_SECONDS, paddle } from '../src/providers/payments/paddle';
 import { razorpay } from '../src/providers/payments/razorpay';
 import { stripe } from '../src/providers/payments/stripe';
-import type { Verification } from '../src/receivers/verification';
+import type { Verification } from '@crm/shared/inbound';
 
 /**
  * The payment providers' pure verifiers, each against headers made the way that provider

@@ -11,7 +11,7 @@ import {
   readStorefrontBOrder,
   readStorefrontBVersion,
 } from '../src/providers/storefront-b/payload';
-import { parseJsonBody } from '../src/receivers/parse-json';
+import { parseJsonBody } from '@crm/shared/inbound';
 
 /**
  * How each platform's order and customer payloads become an order row and a contact (pure:

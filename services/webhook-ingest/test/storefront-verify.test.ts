@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { verifyStorefrontA } from '../src/providers/storefront-a/verify';
 import { isStorefrontBPing, verifyStorefrontB } from '../src/providers/storefront-b/verify';
-import type { Verification } from '../src/receivers/verification';
+import type { Verification } from '@crm/shared/inbound';
 
 /**
  * The storefront signature checks as pure functions (no HTTP, no database): base64

@@ -5,7 +5,7 @@ import {
   STRIPE_TOLERANCE_SECONDS,
   verifyStripeSignature,
 } from '../src/providers/billing/stripe-signature';
-import type { Verification } from '../src/receivers/verification';
+import type { Verification } from '@crm/shared/inbound';
 
 /**
  * The Stripe-Signature scheme shared by the billing receiver (`billing-signature`) and Stripe

@@ -42,3 +42,22 @@ export async function withSystemScope<T>(
     return fn(trx);
   });
 }
+
+/**
+ * Inside a transaction opened by withSystemScope: runs `fn` as the tenant role with
+ * `app.tenant_id` set, then returns to the system role, so one transaction can do named
+ * cross-tenant lookups and the tenant's own writes under row-level security, and they commit or
+ * roll back together (the inbound ledger's unit of work). SET LOCAL lasts until the transaction
+ * ends, so nothing leaks to the pool.
+ */
+export async function asTenant<T>(
+  trx: Trx,
+  tenantId: string,
+  fn: (trx: Trx) => Promise<T>,
+): Promise<T> {
+  await sql`SELECT set_config('app.tenant_id', ${tenantId}, true)`.execute(trx);
+  await sql.raw(`SET LOCAL ROLE ${TENANT_ROLE}`).execute(trx);
+  const result = await fn(trx);
+  await sql.raw(`SET LOCAL ROLE ${SYSTEM_ROLE}`).execute(trx);
+  return result;
+}

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import {
-  SYSTEM_ROLE,
-  TENANT_ROLE,
+  asTenant,
   withSystemScope,
   type Database,
   type InboundOutcome,
@@ -211,16 +210,4 @@ async function recordFailure(
       .executeTakeFirst(),
   );
   return row?.id;
-}
-
-/**
- * Runs `fn` as the tenant role with `app.tenant_id` set, inside the delivery's transaction,
- * then returns to the system role. SET LOCAL lasts until commit, so nothing leaks to the pool.
- */
-async function asTenant<T>(trx: Trx, tenantId: string, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  await sql`SELECT set_config('app.tenant_id', ${tenantId}, true)`.execute(trx);
-  await sql.raw(`SET LOCAL ROLE ${TENANT_ROLE}`).execute(trx);
-  const result = await fn(trx);
-  await sql.raw(`SET LOCAL ROLE ${SYSTEM_ROLE}`).execute(trx);
-  return result;
 }

@@ -1,11 +1,9 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type RequestHandler } from 'express';
-import { deliveryIdFrom } from '../../receivers/delivery-id';
+import { deliveryIdFrom, parseJsonBody, secretNotConfigured, rawBytes } from '@crm/shared/inbound';
 import { recordDelivery, type Outcome } from '../../ledger/record-delivery';
-import { parseJsonBody } from '../../receivers/parse-json';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { secretNotConfigured } from '../../receivers/verification';
 import { handleSubscriptionChange } from './handle';
 import {
   isSubscriptionEvent,
@@ -13,7 +11,6 @@ import {
   subscriptionChangeFrom,
 } from './subscription-change';
 import { verify } from './verify';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const BILLING_PATH = '/api/webhooks/billing';
 

@@ -5,7 +5,7 @@ import {
   parseSignatureHeader,
   reject,
   type Verification,
-} from '../../receivers/verification';
+} from '@crm/shared/inbound';
 
 /** Stripe's own default tolerance (its SDK's DEFAULT_TOLERANCE), in either direction here. */
 export const STRIPE_TOLERANCE_SECONDS = 300;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unprocessable } from '../../receivers/verification';
+import { unprocessable } from '@crm/shared/inbound';
 
 /**
  * What a billing event says about one subscription, read from the provider's object (Stripe

@@ -1,4 +1,4 @@
-import { headerValue, reject, type Verification } from '../../receivers/verification';
+import { headerValue, reject, type Verification } from '@crm/shared/inbound';
 import { verifyStripeSignature } from './stripe-signature';
 
 export const BILLING_SIGNATURE_HEADER = 'billing-signature';

@@ -1,15 +1,18 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type Request, type Response } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { deliveryIdFrom } from '../../receivers/delivery-id';
-import { parseJsonBody } from '../../receivers/parse-json';
+import {
+  deliveryIdFrom,
+  parseJsonBody,
+  headerValue,
+  secretNotConfigured,
+  rawBytes,
+} from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { headerValue, secretNotConfigured } from '../../receivers/verification';
 import { parseEmailEvent } from './event';
 import { handleEmailEvent } from './handle';
 import { EMAIL_HEADERS, verifyEmailSignature } from './verify';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const EMAIL_PATH = '/api/webhooks/email';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { unprocessable } from '../../receivers/verification';
-import { storableTimestamp } from '../../receivers/storable';
+import { unprocessable, storableTimestamp } from '@crm/shared/inbound';
 
 /** SPEC.md (Inbound email events): the types stored, and those acknowledged but not stored. */
 export const STORED_EMAIL_TYPES = ['email.opened', 'email.clicked', 'email.replied'] as const;

@@ -6,7 +6,7 @@ import {
   isWithinTolerance,
   reject,
   type Verification,
-} from '../../receivers/verification';
+} from '@crm/shared/inbound';
 
 /** SPEC.md (Inbound webhook receivers): the Standard Webhooks triple, under our own names. */
 export const EMAIL_HEADERS = {

@@ -1,16 +1,13 @@
 import { errors, rawBody, requestIdOf } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { bodyDigestId } from '../../receivers/delivery-id';
-import { parseJsonBody } from '../../receivers/parse-json';
+import { bodyDigestId, parseJsonBody, unprocessable, rawBytes } from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { unprocessable } from '../../receivers/verification';
 import { handleMessagingDelivery } from './handle';
 import { answerHandshake } from './handshake';
 import { readChanges } from './payload';
 import { verify } from './verify';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const MESSAGING_PATH = '/api/messaging/webhooks/cloud-api';
 const PROVIDER = 'messaging';

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { verifyBodyHmac } from '../../receivers/body-hmac';
-import type { Verification } from '../../receivers/verification';
+import { verifyBodyHmac, type Verification } from '@crm/shared/inbound';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 

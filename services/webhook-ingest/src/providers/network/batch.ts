@@ -1,6 +1,5 @@
 import { sha256Hex } from '@crm/shared/crypto';
-import { storableTimestamp } from '../../receivers/storable';
-import { unprocessable } from '../../receivers/verification';
+import { storableTimestamp, unprocessable } from '@crm/shared/inbound';
 import { activityKindOf, type NetworkActivityKind } from './activity-kinds';
 
 /** Largest number of events one delivery may carry; more is refused with 400, nothing written. */

@@ -1,14 +1,17 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type Request, type Response } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { bodyDigestId } from '../../receivers/delivery-id';
-import { parseJsonBody } from '../../receivers/parse-json';
+import {
+  bodyDigestId,
+  parseJsonBody,
+  secretNotConfigured,
+  unprocessable,
+  rawBytes,
+} from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { secretNotConfigured, unprocessable } from '../../receivers/verification';
 import { classifyBatch } from './batch';
 import { handleNetworkBatch } from './handle';
 import { verifyNetworkSignature } from './verify';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const NETWORK_PATH = '/api/webhooks/network';
 

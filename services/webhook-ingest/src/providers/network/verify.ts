@@ -6,7 +6,7 @@ import {
   parseSignatureHeader,
   reject,
   type Verification,
-} from '../../receivers/verification';
+} from '@crm/shared/inbound';
 
 export const NETWORK_SIGNATURE_HEADER = 'x-network-signature';
 /** SPEC.md (Limits): network signature timestamp skew, either direction. */

@@ -1,4 +1,4 @@
-import { fitsNumeric } from '../../receivers/numeric-range';
+import { fitsNumeric } from '@crm/shared/inbound';
 
 /**
  * Providers send amounts in the currency's minor unit (cents, paise): the number of minor

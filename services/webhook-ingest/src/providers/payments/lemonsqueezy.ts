@@ -1,7 +1,5 @@
-import { bodyDigestId } from '../../receivers/delivery-id';
-import { unprocessable } from '../../receivers/verification';
+import { bodyDigestId, unprocessable, verifyBodyHmac } from '@crm/shared/inbound';
 import { amountFields } from './amounts';
-import { verifyBodyHmac } from '../../receivers/body-hmac';
 import { at, currencyCode, emailAddress, text } from './payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 

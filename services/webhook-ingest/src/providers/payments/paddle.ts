@@ -7,7 +7,7 @@ import {
   reject,
   unprocessable,
   type Verification,
-} from '../../receivers/verification';
+} from '@crm/shared/inbound';
 import { amountFields } from './amounts';
 import { at, currencyCode, emailAddress, firstText, text } from './payload';
 import type { PaymentEvent, PaymentKind, PaymentProviderModule } from './payment-event';

@@ -1,5 +1,5 @@
 import type { PaymentProvider } from '@crm/shared/db';
-import type { Verification } from '../../receivers/verification';
+import type { Verification } from '@crm/shared/inbound';
 
 export type PaymentKind = 'payment.succeeded' | 'payment.failed' | 'payment.refunded';
 

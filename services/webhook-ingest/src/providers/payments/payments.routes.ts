@@ -2,15 +2,13 @@ import { withSystemScope } from '@crm/shared/db';
 import { errors, rawBody } from '@crm/shared/http';
 import { Router, type Request, type RequestHandler } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { parseJsonBody } from '../../receivers/parse-json';
+import { parseJsonBody, secretUnavailable, rawBytes } from '@crm/shared/inbound';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { secretUnavailable } from '../../receivers/verification';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
 import { handlePayment, type PaymentConnection } from './handle';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const PAYMENTS_PATH = '/api/payments/webhook';
 

@@ -1,4 +1,4 @@
-import { headerValue, reject, unprocessable } from '../../receivers/verification';
+import { headerValue, reject, unprocessable } from '@crm/shared/inbound';
 import { verifyStripeSignature } from '../billing/stripe-signature';
 import { amountFields } from './amounts';
 import { at, currencyCode, emailAddress, text } from './payload';

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Verification } from '../../receivers/verification';
-import { verifyBodyHmac } from '../../receivers/body-hmac';
+import { type Verification, verifyBodyHmac } from '@crm/shared/inbound';
 
 export const STOREFRONT_A_SIGNATURE_HEADER = 'x-storefront-a-hmac-sha256';
 

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { headerValue, type Verification } from '../../receivers/verification';
-import { verifyBodyHmac } from '../../receivers/body-hmac';
+import { headerValue, type Verification, verifyBodyHmac } from '@crm/shared/inbound';
 
 export const STOREFRONT_B_SIGNATURE_HEADER = 'x-storefront-b-webhook-signature';
 

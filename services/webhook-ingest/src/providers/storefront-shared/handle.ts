@@ -1,6 +1,6 @@
 import { upsertContactFillingBlanks } from '@crm/records';
 import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
-import { fitsNumeric } from '../../receivers/numeric-range';
+import { fitsNumeric } from '@crm/shared/inbound';
 import { storeOrder, type StorefrontConnectionRef } from './store-order';
 import type { StorefrontEvent } from './storefront-event';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unprocessable } from '../../receivers/verification';
+import { unprocessable } from '@crm/shared/inbound';
 import type { RecordVersion } from './storefront-event';
 
 /** A platform record id as sent: a non-empty string or a whole number. */

@@ -2,11 +2,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { withSystemScope, type InboundVerification } from '@crm/shared/db';
 import { errors, rawBody } from '@crm/shared/http';
 import { Router, type Request } from 'express';
-import { bodyDigestId, deliveryIdFrom } from '../../receivers/delivery-id';
-import { parseJsonBody } from '../../receivers/parse-json';
+import {
+  bodyDigestId,
+  deliveryIdFrom,
+  parseJsonBody,
+  headerValue,
+  secretUnavailable,
+  type Verification,
+  rawBytes,
+} from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { headerValue, secretUnavailable, type Verification } from '../../receivers/verification';
 import { recordDelivery } from '../../ledger/record-delivery';
 import {
   findStorefrontConnection,
@@ -21,7 +27,6 @@ import type {
   StorefrontPlatform,
   TopicKind,
 } from './storefront-event';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 /** What differs between the storefront platforms; everything else is this file's flow. */
 export interface StorefrontScheme {

@@ -1,4 +1,4 @@
-import { INTEGER_MAX } from '../../receivers/numeric-range';
+import { INTEGER_MAX } from '@crm/shared/inbound';
 import { firstParam, type FormParams } from './form-params';
 
 /** The call a status callback is about, read from its form parameters. */

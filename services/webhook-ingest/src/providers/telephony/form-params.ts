@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { storableText } from '../../receivers/storable';
+import { storableText } from '@crm/shared/inbound';
 
 /** Form parameters in arrival order per key: a repeated key keeps every value. */
 export type FormParams = Map<string, string[]>;

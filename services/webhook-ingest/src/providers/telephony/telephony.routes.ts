@@ -1,14 +1,12 @@
 import { rawBody } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { bodyDigestId, deliveryIdFrom } from '../../receivers/delivery-id';
+import { bodyDigestId, deliveryIdFrom, secretNotConfigured, rawBytes } from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { secretNotConfigured } from '../../receivers/verification';
 import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams } from './form-params';
 import { handleCallDelivery } from './handle';
 import { verify } from './verify';
-import { rawBytes } from '../../receivers/raw-bytes';
 
 export const TELEPHONY_PATH = '/api/communications/webhooks';
 const PROVIDER = 'telephony';

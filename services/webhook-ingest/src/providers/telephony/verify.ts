@@ -1,6 +1,6 @@
 import { safeEqual } from '@crm/shared/crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { accepted, headerValue, reject, type Verification } from '../../receivers/verification';
+import { accepted, headerValue, reject, type Verification } from '@crm/shared/inbound';
 import { parseFormParams } from './form-params';
 import { expectedSignature, signedUrlCandidates } from './signature';
 

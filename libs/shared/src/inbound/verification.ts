@@ -1,4 +1,4 @@
-import { AppError } from '@crm/shared/http';
+import { AppError } from '../errors';
 
 /**
  * What a provider's pure `verify()` returns: accepted, or the exact rejection SPEC.md

@@ -1,12 +1,12 @@
 import { AppError } from '@crm/shared/http';
-import { parseJsonBody } from '../src/receivers/parse-json';
 import {
+  parseJsonBody,
   MAX_JSON_DEPTH,
   nestsDeeperThan,
   storableText,
   storableTimestamp,
   storableValue,
-} from '../src/receivers/storable';
+} from '@crm/shared/inbound';
 
 /**
  * The one rule every receiver stores provider values by (pure: no HTTP, no database):

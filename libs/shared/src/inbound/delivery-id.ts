@@ -1,4 +1,4 @@
-import { sha256Hex } from '@crm/shared/crypto';
+import { sha256Hex } from '../crypto';
 
 /**
  * The ledger key of a delivery whose provider sends no event or delivery id (or a body we

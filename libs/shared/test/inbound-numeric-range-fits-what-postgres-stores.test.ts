@@ -1,4 +1,4 @@
-import { fitsNumeric } from '../src/receivers/numeric-range';
+import { fitsNumeric } from '@crm/shared/inbound';
 
 /**
  * fitsNumeric answers what Postgres would: a value is rounded to the column's scale (half away

@@ -1,4 +1,4 @@
-import { hmac, safeEqual } from '@crm/shared/crypto';
+import { hmac, safeEqual } from '../crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { accepted, headerValue, reject, type Verification } from './verification';
 
