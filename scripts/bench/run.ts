@@ -29,6 +29,7 @@ import { signIdentity, verifyIdentity } from '../../libs/shared/src/identity';
 import { silentLogger } from '../../libs/shared/src/logger';
 import { freePort, startEmbeddedPostgres } from '../dev/embedded-postgres';
 import { gatewayRoundTrip } from './gateway-round-trip';
+import { relayBacklog } from './relay-backlog';
 
 interface Result {
   name: string;
@@ -219,6 +220,7 @@ async function main(): Promise<void> {
       );
       await nats.deleteStream();
       await nats.close();
+      results.push(...(await relayBacklog(database, natsUrl, tenant.id)));
     } else {
       process.stdout.write(`NATS not reachable at ${natsUrl}: JetStream bench skipped\n`);
     }

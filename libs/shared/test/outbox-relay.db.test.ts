@@ -154,6 +154,62 @@ describe('event outbox and relay', () => {
     expect(mine.map((e) => e.data.n)).toEqual([1, 2, 3]);
   });
 
+  it('publishes a batch with many acknowledgements in flight, in seq order', async () => {
+    const inner = new InProcessBus({ logger });
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const started: unknown[] = [];
+    const bus = new RecordingBus(inner);
+    bus.publish = async (event) => {
+      started.push(event.data.n);
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight -= 1;
+      return inner.publish(event);
+    };
+    await withTenant(db, tenant.id, async (trx) => {
+      for (let n = 1; n <= 50; n++) await writeEvent(trx, leadEvent(tenant.id, n));
+    });
+    const relay = new OutboxRelay({ db, pool, bus, logger, pollIntervalMs: 60_000 });
+    relays.push(relay);
+    await relay.start();
+    await relay.drain();
+    expect((await outboxRows(tenant.id)).every((r) => r.published_at !== null)).toBe(true);
+    expect(started.filter((n) => typeof n === 'number')).toEqual(
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    expect(mostInFlight).toBeGreaterThanOrEqual(50);
+    await inner.close();
+  });
+
+  it('marks what was acknowledged and keeps only the failed row for the next round', async () => {
+    const inner = new InProcessBus({ logger });
+    const bus = new RecordingBus(inner);
+    let refuse = 3;
+    bus.publish = async (event) => {
+      if (event.tenant_id === tenant.id && event.data.n === refuse) throw new Error('nack');
+      bus.published.push(event);
+      return inner.publish(event);
+    };
+    await withTenant(db, tenant.id, async (trx) => {
+      for (let n = 1; n <= 5; n++) await writeEvent(trx, leadEvent(tenant.id, n));
+    });
+    const relay = new OutboxRelay({ db, pool, bus, logger, pollIntervalMs: 60_000 });
+    relays.push(relay);
+    await relay.start();
+    await relay.drain();
+    const rows = await outboxRows(tenant.id);
+    expect(rows.map((r) => r.published_at !== null)).toEqual([true, true, false, true, true]);
+    expect(rows[2].last_error).toBe('nack');
+    refuse = 0;
+    await relay.drain();
+    expect((await outboxRows(tenant.id)).every((r) => r.published_at !== null)).toBe(true);
+    const mine = bus.published.filter((e) => e.tenant_id === tenant.id).map((e) => e.data.n);
+    expect(mine).toEqual([1, 2, 4, 5, 3]);
+    await inner.close();
+  });
+
   it('publishes each row once when several relays run at once', async () => {
     const bus = new RecordingBus(new InProcessBus({ logger }));
     for (let i = 0; i < 4; i++) startRelay(bus, 5);

@@ -17,6 +17,7 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Longest wait between polls after failed rounds (default 30 s); a bus reconnect ends it. */
   maxBackoffMs?: number;
+  /** Rows published per round, all in flight at once (default 1000). */
   batchSize?: number;
   /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
   retainPublishedMs?: number;
@@ -30,9 +31,10 @@ const RELAY_LOCK_KEY = 'crm_event_outbox_relay';
 /**
  * Publishes unpublished `event_outbox` rows to the bus in `seq` order and marks them published.
  * Wakes on NOTIFY (sent at commit by the outbox trigger), on a short poll, and when the bus
- * reconnects. A publish that fails leaves its row and everything after it for the next round:
- * nothing is lost, and a row published twice (crash between publish and mark) is dropped by
- * the bus's duplicate window (message id = event id). The failing row keeps the error in
+ * reconnects. Each round publishes a batch with every acknowledgement in flight at once. A
+ * publish that fails leaves its row for the next round: nothing is lost, and a row published
+ * twice (crash between publish and mark) is dropped by the bus's duplicate window (message id
+ * = event id). The failing row keeps the error in
  * `last_error`, which is how the platform health check knows events are not going out.
  */
 export class OutboxRelay {
@@ -57,7 +59,7 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
-    this.batchSize = options.batchSize ?? 100;
+    this.batchSize = options.batchSize ?? 1000;
     this.retainPublishedMs = options.retainPublishedMs ?? 7 * 24 * 3600 * 1000;
   }
 
@@ -152,27 +154,31 @@ export class OutboxRelay {
           .forUpdate()
           .skipLocked()
           .execute();
+        // Every row of the batch is published at once, with all acknowledgements in flight:
+        // the client writes them in order on its one connection, so the stream stores them in
+        // seq order. Every acknowledged row is marked; a row whose publish failed stays for
+        // the next round (so it may land after rows behind it: consumers are idempotent and
+        // order-tolerant per event), and the round ends there with a backoff.
+        const outcomes = await Promise.allSettled(
+          rows.map((row) => bus.publish(row.envelope as EventEnvelope)),
+        );
         // Rows are marked by seq, their primary key (event ids are not indexed).
-        const publishedSeqs: string[] = [];
-        let failure: { seq: string; id: string; error: string } | undefined;
-        for (const row of rows) {
-          try {
-            await bus.publish(row.envelope as EventEnvelope);
-            publishedSeqs.push(row.seq);
-          } catch (err) {
-            failure = {
-              seq: row.seq,
-              id: row.id,
-              error: err instanceof Error ? err.message : String(err),
-            };
-            break;
-          }
-        }
+        const publishedSeqs = rows
+          .filter((_, i) => outcomes[i].status === 'fulfilled')
+          .map((row) => row.seq);
+        const firstFailed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+        const rejected = outcomes[firstFailed] as PromiseRejectedResult | undefined;
+        const failure = rejected && {
+          seq: rows[firstFailed].seq,
+          id: rows[firstFailed].id,
+          error:
+            rejected.reason instanceof Error ? rejected.reason.message : String(rejected.reason),
+        };
         if (publishedSeqs.length > 0) {
           await trx
             .updateTable('event_outbox')
             .set((eb) => ({ published_at: sql`now()`, attempts: eb('attempts', '+', 1) }))
-            .where('seq', 'in', publishedSeqs)
+            .where('seq', '=', sql<string>`any(${publishedSeqs}::bigint[])`)
             .execute();
         }
         if (failure) {
