@@ -10,6 +10,7 @@ import {
 } from './bus';
 import type { EventEnvelope } from './envelope';
 import { typeMatches } from './subjects';
+import { inConsumerSpan } from './trace-context';
 
 export interface InProcessBusOptions {
   logger: Logger;
@@ -87,7 +88,7 @@ class DurableConsumer {
   private async deliver({ event, attempt }: Pending): Promise<void> {
     const handler = this.members[this.nextMember++ % this.members.length];
     try {
-      await handler(event, { attempt });
+      await inConsumerSpan(event, this.name, attempt, () => handler(event, { attempt }));
     } catch (err) {
       if (attempt >= this.maxDeliver) {
         this.logger.error(

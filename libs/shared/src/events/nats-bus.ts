@@ -3,6 +3,7 @@ import {
   connect,
   DeliverPolicy,
   DiscardPolicy,
+  headers,
   JSONCodec,
   nanos,
   RetentionPolicy,
@@ -12,6 +13,7 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type MsgHdrs,
   type NatsConnection,
   type StreamConfig,
 } from 'nats';
@@ -26,6 +28,7 @@ import {
 } from './bus';
 import { eventEnvelopeSchema, type EventEnvelope } from './envelope';
 import { DEFAULT_SUBJECT_PREFIX, subjectFor, typeMatches } from './subjects';
+import { inConsumerSpan, traceHeadersOf } from './trace-context';
 
 export interface NatsBusOptions {
   url: string;
@@ -165,6 +168,7 @@ export class NatsBus implements EventBus {
       {
         msgID: event.id,
         timeout: this.options.publishTimeoutMs,
+        headers: messageHeaders(event),
       },
     );
     return { duplicate: ack.duplicate };
@@ -246,7 +250,7 @@ export class NatsBus implements EventBus {
     }
     const attempt = msg.info.deliveryCount;
     try {
-      await spec.handler(event, { attempt });
+      await inConsumerSpan(event, spec.durable, attempt, () => spec.handler(event, { attempt }));
       msg.ack();
     } catch (err) {
       if (attempt >= maxDeliver) {
@@ -280,6 +284,15 @@ export class NatsBus implements EventBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     if (!this.nc.isClosed()) await this.nc.drain();
   }
+}
+
+/** The writer's trace context as NATS headers (W3C names), or none when there is none. */
+function messageHeaders(event: EventEnvelope): MsgHdrs | undefined {
+  const entries = traceHeadersOf(event);
+  if (entries.length === 0) return undefined;
+  const hdrs = headers();
+  for (const [name, value] of entries) hdrs.set(name, value);
+  return hdrs;
 }
 
 function safeDecode(msg: JsMsg): unknown {

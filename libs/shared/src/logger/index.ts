@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -61,6 +62,12 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
+/** `trace_id` and `span_id` of the active span, so a log line can be found from its trace. */
+function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan()?.spanContext();
+  return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
 export function createLogger({ name, level = 'info', destination }: LoggerOptions): Logger {
   const options: pino.LoggerOptions = {
     name,
@@ -68,6 +75,7 @@ export function createLogger({ name, level = 'info', destination }: LoggerOption
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    mixin: traceFields,
   };
   return destination ? pino(options, destination) : pino(options);
 }

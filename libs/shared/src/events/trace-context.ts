@@ -1,0 +1,69 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type TextMapGetter,
+} from '@opentelemetry/api';
+import type { EventEnvelope } from './envelope';
+
+/**
+ * Trace context across the outbox and the bus (DESIGN.md, Events): the writer's W3C context is
+ * stored in the envelope (createEvent), carried in the NATS message headers as well (so tools
+ * that read headers see it), and every consumer runs its handler in a span whose parent is that
+ * context. Without a registered OpenTelemetry SDK all of this is the API's no-op.
+ */
+const tracer = trace.getTracer('@crm/shared/events');
+
+const envelopeTrace: TextMapGetter<EventEnvelope['trace']> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => (carrier as Record<string, string | undefined>)[key],
+};
+
+/** The W3C headers of the event's writer (`traceparent`, `tracestate`), for a message's headers. */
+export function traceHeadersOf(event: EventEnvelope): [string, string][] {
+  return Object.entries(event.trace).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+}
+
+/**
+ * Runs a consumer's handler in a `process <type>` span (kind CONSUMER) that continues the trace
+ * of whoever wrote the event, whatever context the bus happens to be running in.
+ */
+export function inConsumerSpan<T>(
+  event: EventEnvelope,
+  consumer: string,
+  attempt: number,
+  handler: () => Promise<T>,
+): Promise<T> {
+  const parent = propagation.extract(ROOT_CONTEXT, event.trace, envelopeTrace);
+  const span = tracer.startSpan(
+    `process ${event.type}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.operation.type': 'process',
+        'messaging.consumer.group.name': consumer,
+        'messaging.message.id': event.id,
+        'crm.event.type': event.type,
+        'crm.event.attempt': attempt,
+        'crm.tenant.id': event.tenant_id,
+      },
+    },
+    parent,
+  );
+  return context.with(trace.setSpan(parent, span), async () => {
+    try {
+      return await handler();
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
