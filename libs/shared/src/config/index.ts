@@ -1,2 +1,2 @@
 export { loadConfig, ConfigError } from './load-config';
-export { serviceEnv, port, type ServiceEnv } from './service-env';
+export { serviceEnv, port, positiveInt, type ServiceEnv } from './service-env';

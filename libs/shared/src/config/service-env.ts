@@ -9,7 +9,8 @@ export const port = (fallback: number) =>
     .max(65535, { message: 'expected a port (1-65535)' })
     .default(fallback);
 
-const positiveInt = (fallback: number) =>
+/** A whole number above zero given as a string in the environment. */
+export const positiveInt = (fallback: number) =>
   z.coerce
     .number({ message: 'expected a positive whole number' })
     .int({ message: 'expected a positive whole number' })

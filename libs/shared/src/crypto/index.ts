@@ -2,3 +2,12 @@ export { hmac, hmacSha256Hex, hmacSha256Base64, sha256Hex, type HmacEncoding } f
 export { safeEqual } from './safe-equal';
 export { randomToken } from './random-token';
 export { hashPassword, verifyPassword } from './password';
+export {
+  signSvcRequest,
+  svcSignature,
+  svcSigningString,
+  SVC_NONCE_HEADER,
+  SVC_SIGNATURE_HEADER,
+  SVC_TIMESTAMP_HEADER,
+  type SvcSignatureHeaders,
+} from './svc-signature';

@@ -17,6 +17,7 @@ export {
   PAYMENT_PROVIDERS,
   NETWORK_ACTIVITY_KINDS,
   CONVERSATION_STATUSES,
+  MIGRATION_ENTITIES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';

@@ -37,6 +37,8 @@ export interface Database {
   payment_connections: PaymentConnectionsTable;
   payment_events: PaymentEventsTable;
   billing_subscriptions: BillingSubscriptionsTable;
+  migrate_nonces: MigrateNoncesTable;
+  migration_records: MigrationRecordsTable;
 }
 
 /** A timestamptz column the caller must set. */
@@ -448,4 +450,19 @@ export interface BillingSubscriptionsTable {
   current_period_end: Timestamp | null;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
+}
+
+export interface MigrateNoncesTable {
+  nonce: string;
+  seen_at: Generated<Date>;
+}
+
+export interface MigrationRecordsTable {
+  tenant_id: string;
+  source_system: string;
+  entity: string;
+  external_id: string;
+  record_id: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }

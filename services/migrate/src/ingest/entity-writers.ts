@@ -1,0 +1,93 @@
+import type { Trx } from '@crm/shared/db';
+import {
+  ingestContacts,
+  ingestProducts,
+  prepareLeads,
+  upsertLeads,
+  type IngestResult,
+  type RecordError,
+} from '@crm/records';
+import type { MigrationEntity } from './ingest.schema';
+
+/** One stored record of a chunk: where it came from and what it became. */
+export interface StoredRecord {
+  /** Position in the request's `records`. */
+  index: number;
+  external_id: string;
+  record_id: string;
+  created: boolean;
+}
+
+export interface SourceRecord {
+  index: number;
+  external_id: string;
+  /** The record without `external_id`: the fields of the entity's own rules. */
+  fields: Record<string, unknown>;
+}
+
+export interface ChunkOutcome {
+  stored: StoredRecord[];
+  errors: RecordError[];
+}
+
+export interface WriteContext {
+  trx: Trx;
+  tenantId: string;
+  sourceSystem: string;
+}
+
+type EntityWriter = (ctx: WriteContext, records: SourceRecord[]) => Promise<ChunkOutcome>;
+
+/**
+ * Pairs an ingest's results (stored records in input order, refused ones by position in
+ * `records`) back with the source records they came from.
+ */
+function pairUp<T extends { id: string; created: boolean }>(
+  records: SourceRecord[],
+  result: Pick<IngestResult<T>, 'data' | 'errors'>,
+): ChunkOutcome {
+  const refused = new Set(result.errors.map((e) => e.index));
+  const kept = records.filter((_, position) => !refused.has(position));
+  return {
+    stored: kept.map((record, i) => ({
+      index: record.index,
+      external_id: record.external_id,
+      record_id: result.data[i].id,
+      created: result.data[i].created,
+    })),
+    errors: result.errors.map((e) => ({ index: records[e.index].index, error: e.error })),
+  };
+}
+
+/**
+ * How each record type lands in the platform's own tables, with the rules every other writer
+ * applies (libs/records): leads by email (the lead import's normalisation, texts and events,
+ * one set-based upsert per chunk), contacts by a source-namespaced external id
+ * (`<source_system>:<external_id>`, so two systems' ids never meet), products by sku.
+ * Deals and activities have no shared record rules yet (see docs/migrate.md): they are refused.
+ */
+export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
+  leads: async ({ trx, tenantId }, records) => {
+    const { leads, errors } = prepareLeads(records.map((r) => r.fields));
+    const stored = leads.length > 0 ? await upsertLeads(trx, tenantId, leads) : [];
+    return pairUp(records, { data: stored, errors });
+  },
+  contacts: async ({ trx, tenantId, sourceSystem }, records) => {
+    const rows = records.map((r) => ({
+      ...r.fields,
+      external_id: `${sourceSystem}:${r.external_id}`,
+    }));
+    const result = await ingestContacts(trx, tenantId, rows, { source: `migrate:${sourceSystem}` });
+    return pairUp(records, result);
+  },
+  products: async ({ trx, tenantId }, records) => {
+    const result = await ingestProducts(
+      trx,
+      tenantId,
+      records.map((r) => r.fields),
+    );
+    return pairUp(records, result);
+  },
+};
+
+export const SUPPORTED_ENTITIES = Object.keys(ENTITY_WRITERS) as MigrationEntity[];

@@ -1,0 +1,163 @@
+import { withTenant, type Database } from '@crm/shared/db';
+import { assertNoHostileInput, errors, rawBody, validate } from '@crm/shared/http';
+import { rawBytes } from '@crm/shared/inbound';
+import { Router, type Request, type Response } from 'express';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { pruneNonces, recordNonce } from '../nonces/nonces.repository';
+import { rejection } from '../signature/rejection';
+import { SKEW_WINDOW_MS, verifySignedRequest } from '../signature/verify-signed-request';
+import { findTenantId } from '../tenancy/cross-tenant-lookups';
+import {
+  ENTITY_WRITERS,
+  SUPPORTED_ENTITIES,
+  type ChunkOutcome,
+  type SourceRecord,
+} from './entity-writers';
+import {
+  externalIdSchema,
+  ingestBodySchema,
+  type IngestResponse,
+  type MigrationEntity,
+} from './ingest.schema';
+import { recordMappings } from './migration-records.repository';
+import type { RecordError } from '@crm/records';
+
+/** The public path a migration tool signs, whatever the gateway forwards internally. */
+export const MIGRATE_INGEST_PATH = '/api/migrate/ingest';
+
+/**
+ * A nonce can be replayed only while its timestamp is inside the skew window (5 minutes either
+ * side of the server clock), so one seen 10 minutes ago can go; pruned at most once a minute.
+ */
+const NONCE_RETENTION_MS = 2 * SKEW_WINDOW_MS;
+const PRUNE_EVERY_MS = 60_000;
+
+export interface IngestRouteOptions {
+  db: Kysely<Database>;
+  logger: Logger;
+  secret: string | undefined;
+  maxRecords: number;
+  bodyLimitBytes: number;
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw errors.invalidJson('The request body is not valid JSON');
+  }
+}
+
+/** Each record must be an object with the source's `external_id`; the rest are its fields. */
+function splitRecords(records: unknown[]): { valid: SourceRecord[]; errors: RecordError[] } {
+  const valid: SourceRecord[] = [];
+  const refused: RecordError[] = [];
+  records.forEach((record, index) => {
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      refused.push({ index, error: 'A record must be a JSON object' });
+      return;
+    }
+    const { external_id, ...fields } = record as Record<string, unknown>;
+    const id = externalIdSchema.safeParse(external_id);
+    if (!id.success) {
+      refused.push({ index, error: id.error.issues[0].message });
+      return;
+    }
+    valid.push({ index, external_id: id.data, fields });
+  });
+  return { valid, errors: refused };
+}
+
+function unsupported(entity: MigrationEntity) {
+  return errors.invalidRequest(
+    'Unsupported entity',
+    `Records of entity "${entity}" cannot be migrated yet; supported: ${SUPPORTED_ENTITIES.join(', ')}`,
+    { supported: SUPPORTED_ENTITIES },
+  );
+}
+
+/**
+ * POST /api/migrate/ingest (SPEC.md, Authentication 2; docs/migrate.md). In order: the raw
+ * bytes are verified (secret, timestamp, signature: 401 with the reason, nothing written),
+ * the nonce is recorded durably (401 `replay` when used before, 401 `nonce_store_error` when
+ * it cannot be recorded: fails closed), then the body is parsed and checked (400), the tenant
+ * resolved (404), and the records upserted in one tenant transaction with their mappings and
+ * outbox events. 200 `{ success, entity, received, created, updated, failed, errors }`.
+ */
+export function ingestRoutes(options: IngestRouteOptions): Router {
+  const { db, logger } = options;
+  const bodySchema = ingestBodySchema(options.maxRecords);
+  let lastPrune = 0;
+
+  const pruneIfDue = () => {
+    const now = Date.now();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    pruneNonces(db, NONCE_RETENTION_MS).catch((err: unknown) =>
+      logger.warn({ err }, 'migrate nonce prune failed; will retry'),
+    );
+  };
+
+  const router = Router();
+  router.post(
+    MIGRATE_INGEST_PATH,
+    rawBody(options.bodyLimitBytes),
+    async (req: Request, res: Response) => {
+      const body = rawBytes(req);
+      const check = verifySignedRequest(
+        { method: req.method, path: MIGRATE_INGEST_PATH, headers: req.headers, body },
+        options.secret,
+        Date.now(),
+      );
+      if (!check.ok) throw rejection(check.reason);
+      let fresh: boolean;
+      try {
+        fresh = await recordNonce(db, check.nonce);
+      } catch (err) {
+        logger.error({ err }, 'migrate could not record a nonce; request refused');
+        throw rejection('nonce_store_error');
+      }
+      if (!fresh) throw rejection('replay');
+      pruneIfDue();
+
+      const parsed = parseJson(body);
+      assertNoHostileInput(parsed, 'request body');
+      const input = validate(bodySchema, parsed, 'request body');
+      const write = ENTITY_WRITERS[input.entity];
+      if (!write) throw unsupported(input.entity);
+      const tenantId = await findTenantId(db, input.tenant);
+      if (!tenantId) throw errors.notFound(`No tenant "${input.tenant}"`);
+
+      const split = splitRecords(input.records);
+      const outcome: ChunkOutcome =
+        split.valid.length === 0
+          ? { stored: [], errors: [] }
+          : await withTenant(db, tenantId, async (trx) => {
+              const ctx = { trx, tenantId, sourceSystem: input.source_system };
+              const written = await write(ctx, split.valid);
+              await recordMappings(
+                trx,
+                tenantId,
+                input.source_system,
+                input.entity,
+                written.stored,
+              );
+              return written;
+            });
+      const created = outcome.stored.filter((r) => r.created).length;
+      const failures = [...split.errors, ...outcome.errors].sort((a, b) => a.index - b.index);
+      const answer: IngestResponse = {
+        success: true,
+        entity: input.entity,
+        received: input.records.length,
+        created,
+        updated: outcome.stored.length - created,
+        failed: failures.length,
+        errors: failures,
+      };
+      res.json(answer);
+    },
+  );
+  return router;
+}

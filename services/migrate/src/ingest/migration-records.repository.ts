@@ -1,0 +1,45 @@
+import type { Trx } from '@crm/shared/db';
+import { sql } from 'kysely';
+
+export interface MappedRecord {
+  external_id: string;
+  record_id: string;
+}
+
+/**
+ * Remembers which platform record each source record became, in one statement for the whole
+ * chunk: new source ids are inserted, known ones point at the record they landed in now. A
+ * source id sent twice in one chunk keeps its last record (as a re-send would).
+ */
+export async function recordMappings(
+  trx: Trx,
+  tenantId: string,
+  sourceSystem: string,
+  entity: string,
+  mapped: readonly MappedRecord[],
+): Promise<void> {
+  const last = new Map(mapped.map((m) => [m.external_id, m.record_id]));
+  if (last.size === 0) return;
+  await sql`INSERT INTO migration_records (tenant_id, source_system, entity, external_id, record_id)
+    SELECT ${tenantId}::uuid, ${sourceSystem}, ${entity}, m.external_id, m.record_id
+    FROM unnest(${[...last.keys()]}::text[], ${[...last.values()]}::uuid[]) AS m(external_id, record_id)
+    ON CONFLICT (tenant_id, source_system, entity, external_id)
+    DO UPDATE SET record_id = excluded.record_id, updated_at = now()`.execute(trx);
+}
+
+/** The platform record a source record became, or undefined (for tests and support tools). */
+export async function findMapping(
+  trx: Trx,
+  tenantId: string,
+  key: { sourceSystem: string; entity: string; externalId: string },
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('migration_records')
+    .select('record_id')
+    .where('tenant_id', '=', tenantId)
+    .where('source_system', '=', key.sourceSystem)
+    .where('entity', '=', key.entity)
+    .where('external_id', '=', key.externalId)
+    .executeTakeFirst();
+  return row?.record_id;
+}

@@ -1,0 +1,316 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { SYSTEM_ROLE, type Db } from '@crm/shared/db';
+import { signSvcRequest } from '@crm/shared/crypto';
+import {
+  createTenant,
+  outboxEvents,
+  rowCounts,
+  tenantRows,
+  testDb,
+  useServiceBehindGateway,
+} from '@crm/test-kit';
+import { sql } from 'kysely';
+import request from 'supertest';
+import { service } from '../src/main';
+
+const SECRET = 'migrate-test-signing-secret';
+const PATH = '/api/migrate/ingest';
+const stack = useServiceBehindGateway(service, { SVC_MIGRATE_SIGNING_SECRET: SECRET });
+let db: Db;
+let tenant: { id: string; slug: string };
+
+beforeAll(async () => {
+  db = testDb();
+});
+afterAll(() => db.close());
+beforeEach(async () => {
+  tenant = await createTenant(db);
+});
+
+/**
+ * SPEC.md's recipe, written here with node:crypto alone (not the project's signer): method,
+ * path, timestamp in ms, nonce and raw body joined by "\n", HMAC-SHA256 keyed by the secret, hex.
+ */
+function specSignature(
+  secret: string,
+  method: string,
+  path: string,
+  ts: string,
+  nonce: string,
+  body: string,
+) {
+  return createHmac('sha256', secret)
+    .update([method, path, ts, nonce, body].join('\n'))
+    .digest('hex');
+}
+
+function signedHeaders(body: string, over: { ts?: number; nonce?: string; secret?: string } = {}) {
+  const ts = String(over.ts ?? Date.now());
+  const nonce = over.nonce ?? randomUUID();
+  return {
+    'content-type': 'application/json',
+    'x-svc-timestamp': ts,
+    'x-svc-nonce': nonce,
+    'x-svc-signature': specSignature(over.secret ?? SECRET, 'POST', PATH, ts, nonce, body),
+  };
+}
+
+function send(body: string, headers: Record<string, string>) {
+  return request(stack.url).post(PATH).set(headers).send(body);
+}
+
+function leadsBody(records: unknown[], extra: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    tenant: tenant.slug,
+    source_system: 'hubspot',
+    entity: 'leads',
+    records,
+    ...extra,
+  });
+}
+
+/** The tenant's source-id mappings (the table has no id column for tenantRows to order by). */
+async function mappingsOf(tenantId: string) {
+  const { rows } = await sql<{ external_id: string; record_id: string }>`
+    SELECT external_id, record_id FROM migration_records WHERE tenant_id = ${tenantId}
+    ORDER BY external_id`.execute(db.db);
+  return rows;
+}
+
+const WRITES = ['crm_leads', 'crm_contacts', 'crm_products', 'migration_records', 'event_outbox'];
+
+describe('POST /api/migrate/ingest through the gateway', () => {
+  it('ingests a request signed from the SPEC recipe: leads land in crm_leads with their mappings and events', async () => {
+    const body = leadsBody([
+      { external_id: 'h-1', email: 'Ann@Example.com', first_name: 'Ann', company: 'Acme' },
+      { external_id: 'h-2', email: 'bob@example.com', source: 'Web' },
+    ]);
+    const res = await send(body, signedHeaders(body));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      entity: 'leads',
+      received: 2,
+      created: 2,
+      updated: 0,
+      failed: 0,
+      errors: [],
+    });
+    const leads = await tenantRows(db, 'crm_leads', tenant.id);
+    expect(leads.map((l) => l.email).sort()).toEqual(['ann@example.com', 'bob@example.com']);
+    const ann = leads.find((l) => l.email === 'ann@example.com');
+    expect(ann).toMatchObject({ first_name: 'Ann', custom_fields: { company: 'Acme' } });
+    const mappings = await mappingsOf(tenant.id);
+    expect(mappings.map((m) => [m.external_id, m.record_id]).sort()).toEqual(
+      [
+        ['h-1', ann?.id],
+        ['h-2', leads.find((l) => l.email === 'bob@example.com')?.id],
+      ].sort(),
+    );
+    const events = await outboxEvents(db, tenant.id);
+    expect(events.map((e) => e.type)).toEqual(['lead.created', 'lead.created']);
+  });
+
+  it('a re-run updates and creates nothing new; a retry with a new nonce and timestamp succeeds', async () => {
+    const records = [{ external_id: 'h-1', email: 'ann@example.com', first_name: 'Ann' }];
+    const first = leadsBody(records);
+    expect((await send(first, signedHeaders(first))).body.created).toBe(1);
+    const again = leadsBody([{ ...records[0], first_name: 'Anne' }]);
+    const res = await send(again, signedHeaders(again));
+    expect(res.body).toMatchObject({ created: 0, updated: 1, failed: 0 });
+    const leads = await tenantRows(db, 'crm_leads', tenant.id);
+    expect(leads).toHaveLength(1);
+    expect(leads[0].first_name).toBe('Anne');
+    expect(await mappingsOf(tenant.id)).toHaveLength(1);
+  });
+
+  it('reports invalid records by index and stores the others', async () => {
+    const body = leadsBody([
+      { external_id: 'ok', email: 'ok@example.com' },
+      { external_id: 'no-email', first_name: 'Nobody' },
+      { email: 'no-id@example.com' },
+      'not an object',
+    ]);
+    const res = await send(body, signedHeaders(body));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: 4, created: 1, failed: 3 });
+    expect(res.body.errors).toEqual([
+      { index: 1, error: 'Email is required' },
+      { index: 2, error: "external_id is required (the record's id in the source system)" },
+      { index: 3, error: 'A record must be a JSON object' },
+    ]);
+    expect(await tenantRows(db, 'crm_leads', tenant.id)).toHaveLength(1);
+  });
+
+  it('contacts and products land in their tables, keyed per source system', async () => {
+    const contacts = JSON.stringify({
+      tenant: tenant.id,
+      source_system: 'salesforce',
+      entity: 'contacts',
+      records: [{ external_id: '003', email: 'cat@example.com', first_name: 'Cat' }],
+    });
+    expect((await send(contacts, signedHeaders(contacts))).body).toMatchObject({ created: 1 });
+    const [contact] = await tenantRows(db, 'crm_contacts', tenant.id);
+    expect(contact).toMatchObject({ email: 'cat@example.com', external_id: 'salesforce:003' });
+
+    const products = JSON.stringify({
+      tenant: tenant.slug,
+      source_system: 'shopify',
+      entity: 'products',
+      records: [
+        { external_id: 'p-9', sku: 'SKU-9', name: 'Widget', price: '19.90', currency: 'EUR' },
+      ],
+    });
+    expect((await send(products, signedHeaders(products))).body).toMatchObject({ created: 1 });
+    const [product] = await tenantRows(db, 'crm_products', tenant.id);
+    expect(product).toMatchObject({ sku: 'SKU-9', price: '19.90' });
+    const types = (await outboxEvents(db, tenant.id)).map((e) => e.type);
+    expect(types).toEqual(['contact.created', 'product.created']);
+  });
+
+  describe('rejections: 401 with the reason, nothing written', () => {
+    async function expectRejected(
+      res: request.Response,
+      reason: string,
+      before: Record<string, number>,
+    ) {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ success: false, error: reason, code: 'UNAUTHORIZED' });
+      expect(await rowCounts(db, WRITES)).toEqual(before);
+    }
+
+    it('bad_signature: wrong secret, a body altered by one byte, a missing signature or nonce', async () => {
+      const body = leadsBody([{ external_id: 'x', email: 'x@example.com' }]);
+      const before = await rowCounts(db, WRITES);
+      await expectRejected(
+        await send(body, signedHeaders(body, { secret: 'wrong' })),
+        'bad_signature',
+        before,
+      );
+      const altered = body.replace('x@example.com', 'y@example.com');
+      await expectRejected(await send(altered, signedHeaders(body)), 'bad_signature', before);
+      const { 'x-svc-signature': _s, ...noSignature } = signedHeaders(body);
+      await expectRejected(await send(body, noSignature), 'bad_signature', before);
+      const { 'x-svc-nonce': _n, ...noNonce } = signedHeaders(body);
+      await expectRejected(await send(body, noNonce), 'bad_signature', before);
+    });
+
+    it('timestamp_out_of_range: more than 5 minutes either way, or not a number', async () => {
+      const body = leadsBody([{ external_id: 'x', email: 'x@example.com' }]);
+      const before = await rowCounts(db, WRITES);
+      for (const ts of [Date.now() - 5 * 60_000 - 5000, Date.now() + 5 * 60_000 + 5000]) {
+        await expectRejected(
+          await send(body, signedHeaders(body, { ts })),
+          'timestamp_out_of_range',
+          before,
+        );
+      }
+      const headers = { ...signedHeaders(body), 'x-svc-timestamp': 'yesterday' };
+      await expectRejected(await send(body, headers), 'timestamp_out_of_range', before);
+    });
+
+    it('replay: the same signed request twice; the second writes nothing', async () => {
+      const body = leadsBody([{ external_id: 'r', email: 'r@example.com' }]);
+      const headers = signedHeaders(body);
+      expect((await send(body, headers)).status).toBe(200);
+      const before = await rowCounts(db, WRITES);
+      await expectRejected(await send(body, headers), 'replay', before);
+    });
+
+    it('a forged request does not burn the nonce', async () => {
+      const body = leadsBody([{ external_id: 'f', email: 'f@example.com' }]);
+      const nonce = randomUUID();
+      const forged = signedHeaders(body, { nonce, secret: 'attacker' });
+      expect((await send(body, forged)).body.error).toBe('bad_signature');
+      expect((await send(body, signedHeaders(body, { nonce }))).status).toBe(200);
+    });
+
+    it('20 parallel requests with one nonce: exactly one is accepted', async () => {
+      const nonce = randomUUID();
+      const body = leadsBody([{ external_id: 'p', email: 'p@example.com' }]);
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => send(body, signedHeaders(body, { nonce }))),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.body.error === 'replay')).toHaveLength(19);
+      expect(await tenantRows(db, 'crm_leads', tenant.id)).toHaveLength(1);
+    });
+
+    it('nonce_store_error: the nonce table cannot be written, the request is refused', async () => {
+      const body = leadsBody([{ external_id: 'n', email: 'n@example.com' }]);
+      const before = await rowCounts(db, WRITES);
+      await sql`REVOKE INSERT ON migrate_nonces FROM ${sql.id(SYSTEM_ROLE)}`.execute(db.db);
+      try {
+        await expectRejected(await send(body, signedHeaders(body)), 'nonce_store_error', before);
+      } finally {
+        await sql`GRANT INSERT ON migrate_nonces TO ${sql.id(SYSTEM_ROLE)}`.execute(db.db);
+      }
+      expect((await send(body, signedHeaders(body))).status).toBe(200);
+    });
+  });
+
+  describe('after a valid signature', () => {
+    it('a body that is not JSON, or not the documented shape, is a 400 that writes nothing', async () => {
+      const before = await rowCounts(db, WRITES);
+      const notJson = '{"tenant":';
+      const res1 = await send(notJson, signedHeaders(notJson));
+      expect(res1.status).toBe(400);
+      expect(res1.body).toMatchObject({ code: 'INVALID_JSON' });
+      const wrong = JSON.stringify({
+        tenant: tenant.slug,
+        source_system: 'hubspot',
+        entity: 'tickets',
+        records: [{}],
+      });
+      const res2 = await send(wrong, signedHeaders(wrong));
+      expect(res2.status).toBe(400);
+      expect(res2.body.message).toContain(
+        'entity must be one of: leads, contacts, deals, products, activities',
+      );
+      const nul = leadsBody([{ external_id: 'z', email: 'z\u0000@example.com' }]);
+      expect((await send(nul, signedHeaders(nul))).status).toBe(400);
+      expect(await rowCounts(db, WRITES)).toEqual(before);
+    });
+
+    it('an unknown tenant is a 404', async () => {
+      const body = leadsBody([{ external_id: 'u', email: 'u@example.com' }], {
+        tenant: 'no-such-tenant',
+      });
+      const res = await send(body, signedHeaders(body));
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code: 'NOT_FOUND', message: 'No tenant "no-such-tenant"' });
+    });
+
+    it('the project signer and the SPEC recipe agree', async () => {
+      const body = leadsBody([{ external_id: 's', email: 's@example.com' }]);
+      const headers = signSvcRequest(SECRET, { method: 'POST', path: PATH, body });
+      expect(headers['x-svc-signature']).toBe(
+        specSignature(
+          SECRET,
+          'POST',
+          PATH,
+          headers['x-svc-timestamp'],
+          headers['x-svc-nonce'],
+          body,
+        ),
+      );
+      const res = await send(body, { ...headers, 'content-type': 'application/json' });
+      expect(res.status).toBe(200);
+    });
+  });
+});
+
+describe('without SVC_MIGRATE_SIGNING_SECRET', () => {
+  const unsigned = useServiceBehindGateway(service, {});
+  it('every ingest is refused with missing_signing_secret', async () => {
+    const body = JSON.stringify({
+      tenant: 'x',
+      source_system: 'y',
+      entity: 'leads',
+      records: [{}],
+    });
+    const res = await request(unsigned.url).post(PATH).set(signedHeaders(body)).send(body);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('missing_signing_secret');
+  });
+});
