@@ -29,6 +29,7 @@ import { signIdentity, verifyIdentity } from '../../libs/shared/src/identity';
 import { silentLogger } from '../../libs/shared/src/logger';
 import { freePort, startEmbeddedPostgres } from '../dev/embedded-postgres';
 import { gatewayRoundTrip } from './gateway-round-trip';
+import { migrateIngest } from './migrate-ingest';
 import { relayBacklog } from './relay-backlog';
 
 interface Result {
@@ -188,6 +189,17 @@ async function main(): Promise<void> {
       ),
     );
     await roundTrip.close();
+    const migration = await migrateIngest(database, tenant.id);
+    let migrationRun = 0;
+    results.push(
+      await timed(
+        'migrate ingest of 5,000 leads in one signed request through the gateway',
+        5,
+        () => migration.ingestLeads(5_000, migrationRun++),
+        1,
+      ),
+    );
+    await migration.close();
 
     const inProcess = new InProcessBus({ logger: silentLogger() });
     results.push(
