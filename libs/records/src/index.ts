@@ -167,3 +167,31 @@ export {
   type MessageStatusUpdatedData,
 } from './messages/messages.events';
 export { ingestMessages } from './messages/messages.ingest';
+
+// Deals
+export {
+  dealChangeSchema,
+  dealInputSchema,
+  dealStageSchema,
+  uuid,
+  type DealChange,
+  type DealInput,
+} from './deals/deals.schema';
+export {
+  DEAL_COLUMNS,
+  contactExists,
+  deleteDeal,
+  findDeal,
+  insertDeal,
+  leadExists,
+  lockDealStage,
+  updateDeal,
+} from './deals/deals.repository';
+export {
+  DEAL_EVENT_TYPES,
+  DEAL_MODULE,
+  dealCreatedEvent,
+  dealDeletedEvent,
+  dealStageChangedEvent,
+  dealUpdatedEvent,
+} from './deals/deals.events';

@@ -1,21 +1,25 @@
 import { withTenant, type Database, type Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
+import {
+  contactExists,
+  dealChangeSchema,
+  dealCreatedEvent,
+  dealDeletedEvent,
+  dealInputSchema,
+  dealStageChangedEvent,
+  deleteDeal,
+  findDeal,
+  insertDeal,
+  leadExists,
+  lockDealStage,
+  updateDeal,
+} from '@crm/records';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import {
-  contactExists,
-  deleteDeal,
-  findDeal,
-  insertDeal,
-  isTenantMember,
-  leadExists,
-  listDeals,
-  lockDealStage,
-  updateDeal,
-} from './deals.repository';
-import { createSchema, listQuery, updateSchema, uuid } from './deals.schema';
+import { isTenantMember, listDeals } from './deals.repository';
+import { listQuery, uuid } from './deals.schema';
 
 /** References must point inside the tenant: checked under RLS, so another tenant's ids look absent. */
 async function checkReferences(
@@ -52,21 +56,11 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
 
   router.post('/api/crm/deals', async (req, res) => {
     const { tenantId, userId } = identityOf(req);
-    const input = validate(createSchema, req.body, 'deal');
+    const input = validate(dealInputSchema, req.body, 'deal');
     const deal = await withTenant(db, tenantId, async (trx) => {
       await checkReferences(trx, tenantId, input);
       const created = await insertDeal(trx, tenantId, userId, input);
-      await writeEvent(trx, {
-        type: 'deal.created',
-        tenant_id: tenantId,
-        record: { module: 'deals', id: created.id },
-        data: {
-          title: created.title,
-          value: created.value,
-          currency: created.currency,
-          stage: created.stage,
-        },
-      });
+      await writeEvent(trx, dealCreatedEvent(tenantId, created));
       return created;
     });
     sendSuccess(res, { deal }, { status: 201, message: 'Deal created' });
@@ -85,19 +79,17 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
     const { tenantId } = identityOf(req);
     const id = req.params.id;
     if (!uuid('id').safeParse(id).success) throw errors.notFound('Deal not found');
-    const change = validate(updateSchema, req.body, 'deal change');
+    const change = validate(dealChangeSchema, req.body, 'deal change');
     const deal = await withTenant(db, tenantId, async (trx) => {
       const before = await lockDealStage(trx, tenantId, id);
       if (!before) throw errors.notFound('Deal not found');
       await checkReferences(trx, tenantId, change);
       const updated = await updateDeal(trx, tenantId, id, change);
       if (change.stage && change.stage !== before.stage) {
-        await writeEvent(trx, {
-          type: 'deal.stage_changed',
-          tenant_id: tenantId,
-          record: { module: 'deals', id },
-          data: { from: before.stage, to: updated.stage },
-        });
+        await writeEvent(
+          trx,
+          dealStageChangedEvent(tenantId, id, { from: before.stage, to: updated.stage }),
+        );
       }
       return updated;
     });
@@ -110,12 +102,7 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
     if (!uuid('id').safeParse(id).success) throw errors.notFound('Deal not found');
     await withTenant(db, tenantId, async (trx) => {
       if (!(await deleteDeal(trx, tenantId, id))) throw errors.notFound('Deal not found');
-      await writeEvent(trx, {
-        type: 'deal.deleted',
-        tenant_id: tenantId,
-        record: { module: 'deals', id },
-        data: {},
-      });
+      await writeEvent(trx, dealDeletedEvent(tenantId, id));
     });
     sendSuccess(res, { id }, { message: 'Deal deleted' });
   });

@@ -1,17 +1,14 @@
-import { DEAL_STAGES } from '@crm/shared/db';
-import { dateField } from '@crm/shared/http';
+import { dealStageSchema, uuid } from '@crm/records';
 import { z } from 'zod';
 
 /** SPEC.md: `limit` defaults to 100; our documented maximum is 1,000. */
 export const DEALS_DEFAULT_LIMIT = 100;
 export const DEALS_MAX_LIMIT = 1000;
 
-const stage = z.enum(DEAL_STAGES, { message: `stage must be one of: ${DEAL_STAGES.join(', ')}` });
-export const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
-const currencies = new Set(Intl.supportedValuesOf('currency'));
+export { uuid };
 
 export const listQuery = z.object({
-  stage: stage.optional(),
+  stage: dealStageSchema.optional(),
   assigned_to: uuid('assigned_to').optional(),
   limit: z.coerce
     .number({ message: 'limit must be a whole number' })
@@ -21,53 +18,3 @@ export const listQuery = z.object({
     .default(DEALS_DEFAULT_LIMIT),
 });
 export type DealListQuery = z.infer<typeof listQuery>;
-
-const money = z
-  .union([
-    z.number(),
-    z
-      .string()
-      .regex(/^\d+(\.\d{1,2})?$/, { message: 'value must be a decimal with up to 2 places' }),
-  ])
-  .transform((v) => String(v))
-  .refine((v) => /^\d{1,14}(\.\d{1,2})?$/.test(v) && Number(v) >= 0, {
-    message: 'value must be a number >= 0 with up to 2 decimal places',
-  });
-
-const dealFields = {
-  title: z
-    .string({ error: 'title is required' })
-    .trim()
-    .min(1, { message: 'title is required' })
-    .max(300, { message: 'title must be at most 300 characters' }),
-  value: money,
-  currency: z
-    .string()
-    .transform((c) => c.toUpperCase())
-    .refine((c) => currencies.has(c), { message: 'currency must be an ISO 4217 code, e.g. USD' }),
-  stage,
-  assigned_to: uuid('assigned_to').nullable(),
-  lead_id: uuid('lead_id').nullable(),
-  contact_id: uuid('contact_id').nullable(),
-  expected_close_date: dateField('expected_close_date').nullable(),
-  custom_fields: z.record(z.string(), z.unknown()),
-};
-
-export const createSchema = z.object({
-  ...dealFields,
-  value: dealFields.value.default('0'),
-  currency: dealFields.currency.default('USD'),
-  stage: stage.default('lead'),
-  assigned_to: dealFields.assigned_to.optional(),
-  lead_id: dealFields.lead_id.optional(),
-  contact_id: dealFields.contact_id.optional(),
-  expected_close_date: dealFields.expected_close_date.optional(),
-  custom_fields: dealFields.custom_fields.default({}),
-});
-export type DealInput = z.infer<typeof createSchema>;
-
-export const updateSchema = z
-  .object(dealFields)
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' });
-export type DealChange = z.infer<typeof updateSchema>;
