@@ -10,11 +10,13 @@ export interface ProcessResult {
 }
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 /**
- * Starts a service's main.ts as its own process (as `npm run start -w services/<name>` does)
- * with exactly `env` (plus PATH). `until` decides when the test is done with it.
+ * Starts a service's main.ts as its own process (as `npm run start -w services/<name>` does,
+ * from source) with exactly `env` (plus PATH). `until` decides when the test is done with it.
+ * One node process with tsx's loader, not the tsx CLI: the CLI relays a signal to its child
+ * and sends it again when the child has not acknowledged it within 30 ms, which a busy machine
+ * misses, so a service would see SIGTERM twice and stop with 143 instead of 0.
  */
 export function runServiceProcess(
   serviceDir: string,
@@ -24,7 +26,7 @@ export function runServiceProcess(
     kill: (signal: NodeJS.Signals) => void;
   }) => Promise<void> = async () => undefined,
 ): Promise<ProcessResult> {
-  const child = spawn(TSX, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: join(ROOT, 'services', serviceDir),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
