@@ -183,9 +183,12 @@ export {
   deleteDeal,
   findDeal,
   insertDeal,
+  insertDeals,
   leadExists,
   lockDealStage,
   updateDeal,
+  updateDealsById,
+  type DealRow,
 } from './deals/deals.repository';
 export {
   DEAL_EVENT_TYPES,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Db } from '@crm/shared/db';
-import { createTenant, rowCounts, testDb, useServiceBehindGateway } from '@crm/test-kit';
+import { createTenant, tenantRowCounts, testDb, useServiceBehindGateway } from '@crm/test-kit';
 import { sql } from 'kysely';
 import { service } from '../src/main';
 
@@ -97,13 +97,13 @@ describe('npm run migrate:push', () => {
     const tenant = await createTenant(db);
     const file = join(dir, 'small.ndjson');
     writeFileSync(file, `${JSON.stringify({ external_id: 'a', email: 'a@example.com' })}\n`);
-    const before = await rowCounts(db, ['crm_leads', 'migration_records']);
+    const before = await tenantRowCounts(db, tenant.id);
     await expect(push(file, tenant.slug, 'not-the-secret')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining(
         'migrate:push stopped: the server refused the signature (bad_signature)',
       ),
     });
-    expect(await rowCounts(db, ['crm_leads', 'migration_records'])).toEqual(before);
+    expect(await tenantRowCounts(db, tenant.id)).toEqual(before);
   });
 });

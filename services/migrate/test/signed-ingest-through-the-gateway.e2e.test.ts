@@ -4,7 +4,7 @@ import { signSvcRequest } from '@crm/shared/crypto';
 import {
   createTenant,
   outboxEvents,
-  rowCounts,
+  tenantRowCounts,
   tenantRows,
   testDb,
   useServiceBehindGateway,
@@ -76,8 +76,6 @@ async function mappingsOf(tenantId: string) {
     ORDER BY external_id`.execute(db.db);
   return rows;
 }
-
-const WRITES = ['crm_leads', 'crm_contacts', 'crm_products', 'migration_records', 'event_outbox'];
 
 describe('POST /api/migrate/ingest through the gateway', () => {
   it('ingests a request signed from the SPEC recipe: leads land in crm_leads with their mappings and events', async () => {
@@ -168,6 +166,74 @@ describe('POST /api/migrate/ingest through the gateway', () => {
     expect(types).toEqual(['contact.created', 'product.created']);
   });
 
+  it('deals: keyed by the mapping, linked to leads migrated from the same source; a re-run updates', async () => {
+    const leads = leadsBody([{ external_id: 'L1', email: 'dana@example.com' }]);
+    await send(leads, signedHeaders(leads));
+    const deals = (records: unknown[]) =>
+      JSON.stringify({ tenant: tenant.slug, source_system: 'hubspot', entity: 'deals', records });
+    const first = deals([
+      {
+        external_id: 'D1',
+        title: 'Big deal',
+        value: '1200.50',
+        stage: 'qualified',
+        lead_external_id: 'L1',
+      },
+      { external_id: 'D2', title: 'Orphan', lead_external_id: 'nope' },
+      { external_id: 'D3' },
+    ]);
+    const res = await send(first, signedHeaders(first));
+    expect(res.body).toMatchObject({
+      entity: 'deals',
+      received: 3,
+      created: 1,
+      updated: 0,
+      failed: 2,
+    });
+    expect(res.body.errors).toEqual([
+      { index: 1, error: 'lead_external_id "nope" was not migrated from hubspot' },
+      { index: 2, error: 'title is required' },
+    ]);
+    const [lead] = await tenantRows(db, 'crm_leads', tenant.id);
+    const [deal] = await tenantRows(db, 'crm_deals', tenant.id);
+    expect(deal).toMatchObject({
+      title: 'Big deal',
+      value: '1200.50',
+      stage: 'qualified',
+      lead_id: lead.id,
+    });
+
+    const again = deals([{ external_id: 'D1', title: 'Bigger deal', value: 2000, stage: 'won' }]);
+    expect((await send(again, signedHeaders(again))).body).toMatchObject({
+      created: 0,
+      updated: 1,
+    });
+    const after = await tenantRows(db, 'crm_deals', tenant.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({
+      id: deal.id,
+      title: 'Bigger deal',
+      value: '2000.00',
+      stage: 'won',
+      lead_id: null,
+    });
+    const types = (await outboxEvents(db, tenant.id)).map((e) => e.type);
+    expect(types).toEqual(['lead.created', 'deal.created', 'deal.updated']);
+  });
+
+  it('activities are refused with a clear 400 and nothing is written', async () => {
+    const body = JSON.stringify({
+      tenant: tenant.slug,
+      source_system: 'hubspot',
+      entity: 'activities',
+      records: [{ external_id: 'a' }],
+    });
+    const res = await send(body, signedHeaders(body));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Unsupported entity' });
+    expect(res.body.message).toContain('supported: leads, contacts, deals, products');
+  });
+
   describe('rejections: 401 with the reason, nothing written', () => {
     async function expectRejected(
       res: request.Response,
@@ -176,12 +242,12 @@ describe('POST /api/migrate/ingest through the gateway', () => {
     ) {
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false, error: reason, code: 'UNAUTHORIZED' });
-      expect(await rowCounts(db, WRITES)).toEqual(before);
+      expect(await tenantRowCounts(db, tenant.id)).toEqual(before);
     }
 
     it('bad_signature: wrong secret, a body altered by one byte, a missing signature or nonce', async () => {
       const body = leadsBody([{ external_id: 'x', email: 'x@example.com' }]);
-      const before = await rowCounts(db, WRITES);
+      const before = await tenantRowCounts(db, tenant.id);
       await expectRejected(
         await send(body, signedHeaders(body, { secret: 'wrong' })),
         'bad_signature',
@@ -197,7 +263,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
 
     it('timestamp_out_of_range: more than 5 minutes either way, or not a number', async () => {
       const body = leadsBody([{ external_id: 'x', email: 'x@example.com' }]);
-      const before = await rowCounts(db, WRITES);
+      const before = await tenantRowCounts(db, tenant.id);
       for (const ts of [Date.now() - 5 * 60_000 - 5000, Date.now() + 5 * 60_000 + 5000]) {
         await expectRejected(
           await send(body, signedHeaders(body, { ts })),
@@ -213,7 +279,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
       const body = leadsBody([{ external_id: 'r', email: 'r@example.com' }]);
       const headers = signedHeaders(body);
       expect((await send(body, headers)).status).toBe(200);
-      const before = await rowCounts(db, WRITES);
+      const before = await tenantRowCounts(db, tenant.id);
       await expectRejected(await send(body, headers), 'replay', before);
     });
 
@@ -238,7 +304,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
 
     it('nonce_store_error: the nonce table cannot be written, the request is refused', async () => {
       const body = leadsBody([{ external_id: 'n', email: 'n@example.com' }]);
-      const before = await rowCounts(db, WRITES);
+      const before = await tenantRowCounts(db, tenant.id);
       await sql`REVOKE INSERT ON migrate_nonces FROM ${sql.id(SYSTEM_ROLE)}`.execute(db.db);
       try {
         await expectRejected(await send(body, signedHeaders(body)), 'nonce_store_error', before);
@@ -251,7 +317,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
 
   describe('after a valid signature', () => {
     it('a body that is not JSON, or not the documented shape, is a 400 that writes nothing', async () => {
-      const before = await rowCounts(db, WRITES);
+      const before = await tenantRowCounts(db, tenant.id);
       const notJson = '{"tenant":';
       const res1 = await send(notJson, signedHeaders(notJson));
       expect(res1.status).toBe(400);
@@ -269,7 +335,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
       );
       const nul = leadsBody([{ external_id: 'z', email: 'z\u0000@example.com' }]);
       expect((await send(nul, signedHeaders(nul))).status).toBe(400);
-      expect(await rowCounts(db, WRITES)).toEqual(before);
+      expect(await tenantRowCounts(db, tenant.id)).toEqual(before);
     });
 
     it('an unknown tenant is a 404', async () => {

@@ -98,3 +98,75 @@ export async function deleteDeal(db: Db, tenantId: string, id: string): Promise<
     .executeTakeFirst();
   return deleted !== undefined;
 }
+
+/** A deal written by a bulk writer (a migration): no author, references already resolved. */
+export type DealRow = Omit<DealInput, 'assigned_to'> & {
+  lead_id?: string | null;
+  contact_id?: string | null;
+};
+
+const ROW_COLUMNS = `title text, value numeric, currency text, stage text, lead_id uuid,
+  contact_id uuid, expected_close_date date, custom_fields jsonb`;
+
+const rowJson = (row: DealRow) => ({
+  title: row.title,
+  value: row.value,
+  currency: row.currency,
+  stage: row.stage,
+  lead_id: row.lead_id ?? null,
+  contact_id: row.contact_id ?? null,
+  expected_close_date: row.expected_close_date ?? null,
+  custom_fields: row.custom_fields,
+});
+
+/** Inserts deals in one statement; returns them in input order. */
+export async function insertDeals(trx: Trx, tenantId: string, rows: readonly DealRow[]) {
+  if (rows.length === 0) return [];
+  const { rows: inserted } = await sql<
+    { ord: number } & Record<(typeof DEAL_COLUMNS)[number], unknown>
+  >`
+    INSERT INTO crm_deals (tenant_id, title, value, currency, stage, lead_id, contact_id,
+      expected_close_date, custom_fields)
+    SELECT ${tenantId}::uuid, d.title, d.value, d.currency, d.stage, d.lead_id, d.contact_id,
+      d.expected_close_date, d.custom_fields
+    FROM jsonb_to_recordset(${JSON.stringify(rows.map((row, ord) => ({ ...rowJson(row), ord })))}::jsonb)
+      AS d(${sql.raw(ROW_COLUMNS)}, ord int)
+    ORDER BY d.ord
+    RETURNING id, title, value::text AS value, currency, stage`.execute(trx);
+  return inserted as unknown as Array<{
+    id: string;
+    title: string;
+    value: string;
+    currency: string;
+    stage: string;
+  }>;
+}
+
+/**
+ * Overwrites deals by id in one statement (every field given); returns the ids that still
+ * existed, with their new summary.
+ */
+export async function updateDealsById(
+  trx: Trx,
+  tenantId: string,
+  rows: ReadonlyArray<{ id: string; deal: DealRow }>,
+) {
+  if (rows.length === 0) return [];
+  const payload = rows.map(({ id, deal }) => ({ id, ...rowJson(deal) }));
+  const { rows: updated } = await sql<{
+    id: string;
+    title: string;
+    value: string;
+    currency: string;
+    stage: string;
+  }>`
+    UPDATE crm_deals AS t SET title = d.title, value = d.value, currency = d.currency,
+      stage = d.stage, lead_id = d.lead_id, contact_id = d.contact_id,
+      expected_close_date = d.expected_close_date, custom_fields = d.custom_fields,
+      updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
+      AS d(id uuid, ${sql.raw(ROW_COLUMNS)})
+    WHERE t.tenant_id = ${tenantId} AND t.id = d.id
+    RETURNING t.id, t.title, t.value::text AS value, t.currency, t.stage`.execute(trx);
+  return updated;
+}

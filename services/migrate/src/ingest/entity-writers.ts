@@ -7,6 +7,7 @@ import {
   type IngestResult,
   type RecordError,
 } from '@crm/records';
+import { writeDeals } from './deal-writer';
 import type { MigrationEntity } from './ingest.schema';
 
 /** One stored record of a chunk: where it came from and what it became. */
@@ -64,7 +65,8 @@ function pairUp<T extends { id: string; created: boolean }>(
  * applies (libs/records): leads by email (the lead import's normalisation, texts and events,
  * one set-based upsert per chunk), contacts by a source-namespaced external id
  * (`<source_system>:<external_id>`, so two systems' ids never meet), products by sku.
- * Deals and activities have no shared record rules yet (see docs/migrate.md): they are refused.
+ * deals by the mapping itself (deal-writer.ts). Activities have no table yet (docs/migrate.md):
+ * they are refused.
  */
 export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
   leads: async ({ trx, tenantId }, records) => {
@@ -80,6 +82,7 @@ export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
     const result = await ingestContacts(trx, tenantId, rows, { source: `migrate:${sourceSystem}` });
     return pairUp(records, result);
   },
+  deals: (ctx, records) => writeDeals(ctx, records),
   products: async ({ trx, tenantId }, records) => {
     const result = await ingestProducts(
       trx,

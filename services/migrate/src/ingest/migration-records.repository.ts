@@ -43,3 +43,23 @@ export async function findMapping(
     .executeTakeFirst();
   return row?.record_id;
 }
+
+/** The platform records that source ids of one entity became, in one query. */
+export async function findMappedIds(
+  trx: Trx,
+  tenantId: string,
+  sourceSystem: string,
+  entity: string,
+  externalIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('migration_records')
+    .select(['external_id', 'record_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('source_system', '=', sourceSystem)
+    .where('entity', '=', entity)
+    .where('external_id', '=', sql<string>`any(${[...new Set(externalIds)]}::text[])`)
+    .execute();
+  return new Map(rows.map((r) => [r.external_id, r.record_id]));
+}
