@@ -27,7 +27,11 @@ describe('ingestLeads', () => {
       failed: 2,
       errors: [
         { index: 1, error: 'Email is required' },
-        { index: 2, error: 'Invalid status' },
+        {
+          index: 2,
+          error:
+            'Invalid status "sleeping"; one of: new, contacted, qualified, unqualified, converted, lost',
+        },
       ],
       data: [
         { id: expect.any(String), email: 'ada@example.com', status: 'new', source: 'web_form' },

@@ -64,8 +64,16 @@ describe('normalizeLead', () => {
     ['a number for an email', { email: 42 }, 'Invalid email'],
     ['a malformed email', { email: 'not-an-email' }, 'Invalid email'],
     ['an email over 320 characters', { email: `${'a'.repeat(320)}@b.co` }, 'Invalid email'],
-    ['an unknown status', { email: 'a@b.co', status: 'sleeping' }, 'Invalid status'],
-    ['a status that is not a string', { email: 'a@b.co', status: 3 }, 'Invalid status'],
+    [
+      'an unknown status',
+      { email: 'a@b.co', status: 'sleeping' },
+      'Invalid status "sleeping"; one of: new, contacted, qualified, unqualified, converted, lost',
+    ],
+    [
+      'a status that is not a string',
+      { email: 'a@b.co', status: 3 },
+      'Invalid status 3; one of: new, contacted, qualified, unqualified, converted, lost',
+    ],
     [
       'a boolean first_name',
       { email: 'a@b.co', first_name: true },
@@ -97,7 +105,8 @@ describe('normalizeLead', () => {
     });
     expect(normalizeLead({ email: 'a@b.co', status: 'sleeping', custom_fields: 1 })).toEqual({
       ok: false,
-      error: 'Invalid status',
+      error:
+        'Invalid status "sleeping"; one of: new, contacted, qualified, unqualified, converted, lost',
     });
   });
 });

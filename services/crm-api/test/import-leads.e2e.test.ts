@@ -71,7 +71,11 @@ describe('POST /api/v1/import/leads (SPEC.md, through the gateway)', () => {
         { index: 2, error: 'Email is required' },
         { index: 3, error: 'Email is required' },
         { index: 4, error: 'Invalid email' },
-        { index: 5, error: 'Invalid status' },
+        {
+          index: 5,
+          error:
+            'Invalid status "sleeping"; one of: new, contacted, qualified, unqualified, converted, lost',
+        },
         { index: 6, error: 'Lead must be an object' },
       ],
       data: [

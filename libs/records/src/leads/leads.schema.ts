@@ -17,6 +17,12 @@ export const LEAD_ITEM_KEYS = [
   'custom_fields',
 ] as const;
 
+/** A refused value as an error text shows it: JSON, cut to 60 characters. */
+function shownValue(value: unknown): string {
+  const shown = JSON.stringify(value) ?? String(value);
+  return shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
+}
+
 /**
  * The texts of an import error item (SPEC.md: `Email is required`; the others are ours, and
  * clients already read them): the import route, the public form and MCP's ingest_leads all
@@ -26,7 +32,9 @@ export const LEAD_ERRORS = {
   notAnObject: 'Lead must be an object',
   emailRequired: 'Email is required',
   invalidEmail: 'Invalid email',
-  invalidStatus: 'Invalid status',
+  /** Starts with `Invalid status` (as it always has), then names the value and the valid ones. */
+  invalidStatus: (value: unknown) =>
+    `Invalid status ${shownValue(value)}; one of: ${LEAD_STATUSES.join(', ')}`,
   notAString: (key: string) => `Invalid ${key}: must be a string`,
   tooLong: (key: string) => `Invalid ${key}: at most ${MAX_LEAD_TEXT} characters`,
   sourceNotAString: 'Invalid source: must be a string',
@@ -83,10 +91,10 @@ export const leadImportItemSchema = z.preprocess(
         last_name: leadText('last_name'),
         phone: leadText('phone'),
         status: z
-          .string({ error: LEAD_ERRORS.invalidStatus })
+          .string({ error: (issue) => LEAD_ERRORS.invalidStatus(issue.input) })
           .nullish()
           .refine((s) => s == null || s === '' || STATUSES.has(s.trim().toLowerCase()), {
-            error: LEAD_ERRORS.invalidStatus,
+            error: (issue) => LEAD_ERRORS.invalidStatus(issue.input),
           })
           .meta({ description: `One of ${LEAD_STATUSES.join(', ')}; default new` }),
         lead_source: source,

@@ -126,7 +126,7 @@ export function normalizeLead(row: unknown): NormalizeResult {
 
   if (fields.status !== undefined && fields.status !== null && fields.status !== '') {
     if (typeof fields.status !== 'string' || !STATUSES.has(fields.status.trim().toLowerCase())) {
-      return { ok: false, error: LEAD_ERRORS.invalidStatus };
+      return { ok: false, error: LEAD_ERRORS.invalidStatus(fields.status) };
     }
     lead.status = fields.status.trim().toLowerCase();
   }
