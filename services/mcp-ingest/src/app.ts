@@ -4,18 +4,21 @@ import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { keyRoutes } from './keys/keys.routes';
+import { mcpRoutes } from './mcp/mcp.routes';
 
 /**
- * mcp-ingest (:4004): MCP Streamable HTTP and key management come with their issue;
- * for now it serves its health, and its Session prefixes already refuse callers without the
- * gateway's identity header.
+ * mcp-ingest (:4004): MCP Streamable HTTP for AI agents (POST /api/mcp, bearer MCP ingest
+ * key, checked here) and the keys' management (Session, /api/mcp/keys).
  * Builds the express app from its dependencies; does not listen (main.ts does).
  */
-export function createApp(deps: AppDeps, _config: Config): Express {
+export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    // Each route parses its own body (the MCP route after the bearer check).
+    parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
       app.use(
@@ -23,6 +26,8 @@ export function createApp(deps: AppDeps, _config: Config): Express {
         requireIdentity(deps.internalTokenSecret),
         forbidViewerWrites(),
       );
+      app.use(keyRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(mcpRoutes(deps.db, deps.logger, config.MCP_BODY_LIMIT_BYTES));
     },
   });
 }

@@ -18,6 +18,7 @@ export {
   NETWORK_ACTIVITY_KINDS,
   CONVERSATION_STATUSES,
   MIGRATION_ENTITIES,
+  MCP_SCOPES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';

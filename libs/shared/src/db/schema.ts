@@ -37,6 +37,7 @@ export interface Database {
   payment_connections: PaymentConnectionsTable;
   payment_events: PaymentEventsTable;
   billing_subscriptions: BillingSubscriptionsTable;
+  mcp_keys: McpKeysTable;
   migrate_nonces: MigrateNoncesTable;
   migration_records: MigrationRecordsTable;
 }
@@ -465,4 +466,18 @@ export interface MigrationRecordsTable {
   record_id: string;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+export interface McpKeysTable {
+  id: Generated<string>;
+  tenant_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string[];
+  created_by: string | null;
+  created_at: Generated<Date>;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
 }
