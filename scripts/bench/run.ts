@@ -29,6 +29,7 @@ import { signIdentity, verifyIdentity } from '../../libs/shared/src/identity';
 import { silentLogger } from '../../libs/shared/src/logger';
 import { freePort, startEmbeddedPostgres } from '../dev/embedded-postgres';
 import { gatewayRoundTrip } from './gateway-round-trip';
+import { mcpIngest } from './mcp-ingest';
 import { migrateIngest } from './migrate-ingest';
 import { relayBacklog } from './relay-backlog';
 
@@ -188,6 +189,25 @@ async function main(): Promise<void> {
         1,
       ),
     );
+    results.push(
+      await timed(
+        'import 1,000 leads in one request through the gateway (REST)',
+        20,
+        () => roundTrip.importLeads(1_000, run++),
+        2,
+      ),
+    );
+    const mcp = await mcpIngest(database, tenant.id);
+    let mcpRun = 0;
+    results.push(
+      await timed(
+        'MCP ingest_leads, 1,000 leads per call through the gateway',
+        20,
+        () => mcp.ingestLeads(1_000, mcpRun++),
+        2,
+      ),
+    );
+    await mcp.close();
     await roundTrip.close();
     const migration = await migrateIngest(database, tenant.id);
     let migrationRun = 0;

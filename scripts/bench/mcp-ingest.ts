@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../../libs/shared/src/config';
+import { withSystemScope, type Db } from '../../libs/shared/src/db';
+import { InProcessBus } from '../../libs/shared/src/events';
+import { silentLogger } from '../../libs/shared/src/logger';
+import { closeServer, listen, type AppDeps } from '../../libs/shared/src/service';
+import { service as gateway } from '../../services/gateway/src/main';
+import { generateKey } from '../../services/mcp-ingest/src/keys/api-key';
+import { service as mcpService } from '../../services/mcp-ingest/src/main';
+
+/**
+ * MCP ingest_leads through the gateway with the SDK's own client: returns a function that
+ * sends `count` new leads in one tool call.
+ */
+export async function mcpIngest(database: Db, tenantId: string) {
+  const deps: AppDeps = {
+    logger: silentLogger(),
+    db: database.db,
+    pool: database.pool,
+    pingDatabase: database.ping,
+    bus: new InProcessBus({ logger: silentLogger() }),
+    version: 'bench',
+    internalTokenSecret: 'bench-internal-token-secret-0123456789',
+    bodyLimitBytes: 1_048_576,
+  };
+  const svc = await listen(
+    mcpService.createApp(deps, loadConfig('mcp-ingest', mcpService.configSchema, {})),
+    0,
+    '127.0.0.1',
+  );
+  const svcUrl = `http://127.0.0.1:${(svc.address() as AddressInfo).port}`;
+  const gw = await listen(
+    gateway.createApp(
+      deps,
+      loadConfig('gateway', gateway.configSchema, { MCP_INGEST_URL: svcUrl }),
+    ),
+    0,
+    '127.0.0.1',
+  );
+  const gwUrl = `http://127.0.0.1:${(gw.address() as AddressInfo).port}`;
+  const key = generateKey();
+  await withSystemScope(database.db, (trx) =>
+    trx
+      .insertInto('mcp_keys')
+      .values({
+        tenant_id: tenantId,
+        name: 'bench',
+        prefix: key.prefix,
+        key_hash: key.hash,
+        scopes: ['mcp:ingest:leads'],
+      })
+      .execute(),
+  );
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gwUrl}/api/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key.secret}` } },
+    }),
+  );
+  return {
+    ingestLeads: async (count: number, run: number) => {
+      const records = Array.from({ length: count }, (_, i) => ({
+        email: `mcp-${run}-${i}@example.com`,
+        first_name: 'Bench',
+        last_name: `Lead ${i}`,
+        phone: '+1 555 0100',
+        status: 'new',
+        lead_source: 'Web Form',
+        company: 'Bench Corp',
+      }));
+      const result = await client.callTool({ name: 'ingest_leads', arguments: { records } });
+      const out = result.structuredContent as { imported: number } | undefined;
+      if (out?.imported !== count)
+        throw new Error(`ingest_leads failed: ${JSON.stringify(result)}`);
+    },
+    close: async () => {
+      await client.close();
+      await closeServer(gw, 1000);
+      await closeServer(svc, 1000);
+    },
+  };
+}
