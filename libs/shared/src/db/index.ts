@@ -17,6 +17,8 @@ export {
   PAYMENT_PROVIDERS,
   NETWORK_ACTIVITY_KINDS,
   CONVERSATION_STATUSES,
+  WORKFLOW_RUN_STATUSES,
+  WORKFLOW_STEP_STATUSES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';

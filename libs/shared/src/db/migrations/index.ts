@@ -8,6 +8,7 @@ import * as outbox_envelope_json from './0006_outbox_envelope_json';
 import * as tenant_invitations from './0007_tenant_invitations';
 import * as payment_object_ids from './0008_payment_object_ids';
 import * as records_library from './0009_records_library';
+import * as automation_workflows from './0010_automation_workflows';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0007_tenant_invitations': tenant_invitations,
   '0008_payment_object_ids': payment_object_ids,
   '0009_records_library': records_library,
+  '0010_automation_workflows': automation_workflows,
 };
 
 export { enableTenantRls } from './tenant-rls';
@@ -36,3 +38,4 @@ export {
   NETWORK_ACTIVITY_KINDS,
 } from './0005_inbound_webhooks';
 export { CONVERSATION_STATUSES } from './0009_records_library';
+export { WORKFLOW_RUN_STATUSES, WORKFLOW_STEP_STATUSES } from './0010_automation_workflows';
