@@ -29,6 +29,7 @@ import { signIdentity, verifyIdentity } from '../../libs/shared/src/identity';
 import { silentLogger } from '../../libs/shared/src/logger';
 import { freePort, startEmbeddedPostgres } from '../dev/embedded-postgres';
 import { gatewayRoundTrip } from './gateway-round-trip';
+import { automationDelivery } from './automation-delivery';
 
 interface Result {
   name: string;
@@ -187,6 +188,7 @@ async function main(): Promise<void> {
       ),
     );
     await roundTrip.close();
+    results.push(...(await automationDelivery(database, tenant.id)));
 
     const inProcess = new InProcessBus({ logger: silentLogger() });
     results.push(
