@@ -15,8 +15,9 @@ import { workflowRoutes } from './workflows/workflows.routes';
  * does not listen (main.ts does).
  */
 export function createApp(deps: AppDeps, config: Config): Express {
-  // Test runs send from the app itself, with their own limits.
-  const { engine } = createEngine(deps, config);
+  // Test runs send from the app itself, with their own limits; no connection outlives a
+  // request, so nothing of the app's is left open when it stops.
+  const { engine } = createEngine(deps, config, { keepAlive: false });
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,

@@ -10,7 +10,10 @@ import { startReceiver, type Receiver } from './support/receiver';
  */
 const database = testDb();
 const guarded = useServiceBehindGateway(service);
-const open = useServiceBehindGateway(service, { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+const open = useServiceBehindGateway(service, {
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+  OUTBOUND_TIMEOUT_MS: '1000',
+});
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -105,6 +108,28 @@ describe('POST /api/automations/workflows/:id/test', () => {
       trx.selectFrom('workflow_run_steps').selectAll().where('run_id', '=', run.id).execute(),
     );
     expect(rows).toHaveLength(2);
+  });
+
+  it('a timeout fails its step, a redirect is not followed, an endless body is cut off', async () => {
+    const owner = await tenantSession(open, database);
+    const urls = [`${receiver.url}/slow`, `${receiver.url}/redirect`, `${receiver.url}/endless`];
+    const id = await workflowWith(open, owner.cookie, urls);
+    const res = await sessionClient(open.url, owner.cookie).post(
+      `/api/automations/workflows/${id}/test`,
+      {},
+    );
+    expect(res.status).toBe(200);
+    expect(
+      res.body.data.run.steps.map((s: { status: string; message: string }) => [
+        s.status,
+        s.message,
+      ]),
+    ).toEqual([
+      ['failed', `Webhook POST ${urls[0]} → error: timed out after 1000 ms`],
+      ['failed', `Webhook POST ${urls[1]} → 302`],
+      ['success', `Webhook POST ${urls[2]} → 200`],
+    ]);
+    expect(receiver.received.filter((r) => r.path === '/landed')).toEqual([]);
   });
 
   it('another tenant gets 404; a bad body is 400 and runs nothing', async () => {

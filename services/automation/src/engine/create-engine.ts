@@ -18,11 +18,13 @@ export function secretBoxFor(config: Config, internalTokenSecret: string): Secre
 export function createEngine(
   deps: { db: Kysely<Database>; logger: Logger; internalTokenSecret: string; version: string },
   config: Config,
+  options: { keepAlive?: boolean } = {},
 ): { engine: Engine; outbound: OutboundClient } {
   const outbound = createOutboundClient({
     timeoutMs: config.OUTBOUND_TIMEOUT_MS,
     allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
     userAgent: `crm-platform-automation/${deps.version}`,
+    keepAlive: options.keepAlive,
   });
   const engine = new Engine({
     db: deps.db,

@@ -9,6 +9,8 @@ export interface OutboundOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   userAgent: string;
+  /** Keep connections to receivers open between requests (default true). */
+  keepAlive?: boolean;
 }
 
 export interface OutboundRequest {
@@ -58,7 +60,7 @@ export function describeError(err: unknown): string {
  */
 export function createOutboundClient(options: OutboundOptions): OutboundClient {
   const agentOptions = {
-    keepAlive: true,
+    keepAlive: options.keepAlive ?? true,
     maxSockets: 256,
     ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup }),
   };

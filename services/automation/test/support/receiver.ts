@@ -17,7 +17,8 @@ export interface Receiver {
 
 /**
  * A local webhook receiver: records every request (method, path, headers, body text) and
- * answers 500 on paths starting with /fail, 200 otherwise.
+ * answers 500 on paths starting with /fail, never on /slow, 302 to /landed on /redirect, an
+ * endless 200 body on /endless, and 200 otherwise.
  */
 export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
@@ -32,6 +33,22 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       });
+      if (path.startsWith('/slow')) return; // never answers
+      if (path.startsWith('/redirect')) {
+        res.writeHead(302, { location: '/landed' }).end();
+        return;
+      }
+      if (path.startsWith('/endless')) {
+        // 200, then a body that never ends (until the client hangs up).
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = Buffer.alloc(16 * 1024, 120);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+        return;
+      }
       res.writeHead(path.startsWith('/fail') ? 500 : 200, { 'content-type': 'text/plain' });
       res.end('ok');
     });
