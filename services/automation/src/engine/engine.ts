@@ -10,7 +10,7 @@ import type { SecretBox } from '../secrets/secret-box';
 import { enabledWorkflows, type StoredWorkflow } from '../workflows/workflows.repository';
 import type { WorkflowNode } from '../workflows/workflows.schema';
 import type { TenantLimiter } from './limiter';
-import type { OutboundClient } from './outbound';
+import { describeError, type OutboundClient } from './outbound';
 import { triggerMatches } from './triggers';
 
 /** What a run is about: the triggering event and its record. */
@@ -158,7 +158,13 @@ export class Engine {
     const secret = this.deps.secrets.open(workflow.signing_secret_sealed);
     for (const [position, node] of workflow.nodes.entries()) {
       const started = performance.now();
-      const outcome = await this.runNode(node, runId, position, context, variables, secret);
+      const outcome = await this.runNode(node, runId, position, context, variables, secret).catch(
+        (err: unknown) => ({
+          status: 'failed' as const,
+          message: `Webhook ${node.config.method} ${node.config.url} → error: ${describeError(err)}`,
+          responseStatus: null,
+        }),
+      );
       const step: Step = {
         position,
         node_type: node.type,

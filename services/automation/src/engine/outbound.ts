@@ -84,35 +84,41 @@ export function createOutboundClient(options: OutboundOptions): OutboundClient {
     }
     return new Promise((resolve) => {
       let settled = false;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (result: OutboundResult) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         resolve(result);
       };
-      const request = (isHttps ? httpsRequest : httpRequest)(
-        url,
-        { method: req.method, headers, agent: isHttps ? httpsAgent : httpAgent },
-        (res: IncomingMessage) => {
-          const status = res.statusCode ?? 0;
-          let read = 0;
-          res.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            // Enough: the body is discarded anyway; stop reading what could be endless.
-            if (read > RESPONSE_BODY_CAP_BYTES) res.destroy();
-          });
-          const done = () =>
-            finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status });
-          res.on('end', done);
-          res.on('close', done);
-          res.on('error', done);
-        },
-      );
-      const timer = setTimeout(() => {
-        request.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
-      }, options.timeoutMs);
-      request.on('error', (err) => finish({ ok: false, error: describeError(err) }));
-      request.end(req.body);
+      try {
+        const request = (isHttps ? httpsRequest : httpRequest)(
+          url,
+          { method: req.method, headers, agent: isHttps ? httpsAgent : httpAgent },
+          (res: IncomingMessage) => {
+            const status = res.statusCode ?? 0;
+            let read = 0;
+            res.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              // Enough: the body is discarded anyway; stop reading what could be endless.
+              if (read > RESPONSE_BODY_CAP_BYTES) res.destroy();
+            });
+            const done = () =>
+              finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status });
+            res.on('end', done);
+            res.on('close', done);
+            res.on('error', done);
+          },
+        );
+        timer = setTimeout(() => {
+          request.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
+        request.on('error', (err) => finish({ ok: false, error: describeError(err) }));
+        request.end(req.body);
+      } catch (err) {
+        // e.g. a header value node refuses: a failed step, never a thrown run.
+        finish({ ok: false, error: describeError(err) });
+      }
     });
   }
 
