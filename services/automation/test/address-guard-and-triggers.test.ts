@@ -1,3 +1,4 @@
+import { createSecretBox, newSigningSecret } from '../src/secrets/secret-box';
 import { nonPublicRange } from '../src/engine/address-guard';
 import { TenantLimiter } from '../src/engine/limiter';
 import { conditionHolds, triggerMatches } from '../src/engine/triggers';
@@ -80,5 +81,18 @@ describe('TenantLimiter', () => {
     releases.forEach((release) => release());
     await Promise.all(all);
     expect(started.sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+  });
+});
+
+describe('secret box (sealed signing secrets)', () => {
+  it('opens what it sealed; another key, or a tampered value, opens nothing', () => {
+    const box = createSecretBox('a'.repeat(32));
+    const secret = newSigningSecret();
+    const sealed = box.seal(secret);
+    expect(sealed).not.toContain(secret.slice(6));
+    expect(box.open(sealed)).toBe(secret);
+    expect(createSecretBox('b'.repeat(32)).open(sealed)).toBeUndefined();
+    expect(box.open(`${sealed.slice(0, -2)}AA`)).toBeUndefined();
+    expect(box.open('plain')).toBeUndefined();
   });
 });
