@@ -23,7 +23,7 @@ import { startReceiver, type Receiver } from './support/receiver';
  * receiver. Exact headers and body, svix verification, failed steps that do not stop the run,
  * redelivery, tenant isolation and conditions.
  */
-const ENV = { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_TIMEOUT_MS: '5000' };
+const ENV = { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', OUTBOUND_TIMEOUT_MS: '3000' };
 const stack = usePlatformBehindGateway([{ service: crmApi }, { service, env: ENV }]);
 
 type Session = Awaited<ReturnType<typeof tenantSession>>;
@@ -244,5 +244,39 @@ describe('a lead import fires the matching workflow', () => {
     outbound.close();
     expect(receiver.received).toHaveLength(4);
     expect(await runsOf(a.tenantId)).toHaveLength(1);
+  });
+});
+
+describe("one tenant's dead receiver does not stall another tenant's workflows", () => {
+  it("tenant D's webhook arrives while tenant C's runs still wait on a receiver that never answers", async () => {
+    const c = await tenantSession(stack, stack.database);
+    const d = await tenantSession(stack, stack.database);
+    const workflowTo = async (session: Session, path: string) => {
+      const res = await sessionClient(stack.url, session.cookie).post(
+        '/api/automations/workflows',
+        {
+          name: path,
+          trigger: { event: 'lead.created' },
+          nodes: [{ type: 'webhook', config: { url: `${receiver.url}${path}`, method: 'POST' } }],
+        },
+      );
+      expect(res.status).toBe(201);
+    };
+    await workflowTo(c, '/slow');
+    await workflowTo(d, '/quick');
+    // More of C's runs than its concurrency allows (4), all hanging until the 3 s timeout.
+    await importLeads(
+      c,
+      Array.from({ length: 8 }, (_, i) => ({ email: `c${i}@slow.example`, status: 'new' })),
+    );
+    await importLeads(d, [{ email: 'd@quick.example', status: 'new' }]);
+    await eventually(() => {
+      expect(receiver.received.filter((r) => r.path === '/quick')).toHaveLength(1);
+    }, 20_000);
+    const cRuns = await runsOf(c.tenantId);
+    expect(cRuns).toHaveLength(8);
+    expect(cRuns.every((r) => r.status === 'running')).toBe(true);
+    // C's receiver got at most its per-tenant share at once.
+    expect(receiver.received.filter((r) => r.path === '/slow').length).toBeLessThanOrEqual(4);
   });
 });
