@@ -32,6 +32,7 @@ import { gatewayRoundTrip } from './gateway-round-trip';
 import { mcpIngest } from './mcp-ingest';
 import { migrateIngest } from './migrate-ingest';
 import { relayBacklog } from './relay-backlog';
+import { automationDelivery } from './automation-delivery';
 
 interface Result {
   name: string;
@@ -220,6 +221,7 @@ async function main(): Promise<void> {
       ),
     );
     await migration.close();
+    results.push(...(await automationDelivery(database, tenant.id)));
 
     const inProcess = new InProcessBus({ logger: silentLogger() });
     results.push(

@@ -27,3 +27,8 @@ export {
   type ServiceStack,
 } from './service-stack';
 export { freePortForTests } from './ports';
+export {
+  usePlatformBehindGateway,
+  type PlatformStack,
+  type PlatformService,
+} from './platform-stack';

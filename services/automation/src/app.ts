@@ -4,18 +4,25 @@ import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
+import { createEngine, secretBoxFor } from './engine/create-engine';
+import { runRoutes } from './runs/runs.routes';
+import { workflowRoutes } from './workflows/workflows.routes';
 
 /**
- * automation (:4003): workflows and the event consumer come with their issue;
- * for now it serves its health, and its Session prefixes already refuse callers without the
- * gateway's identity header.
- * Builds the express app from its dependencies; does not listen (main.ts does).
+ * automation (:4003): workflows (CRUD, rotate-secret), their runs and test runs. Session routes
+ * run with the identity the gateway signed, inside withTenant; viewers read only. The event
+ * consumer is the service's worker (main.ts). Builds the express app from its dependencies;
+ * does not listen (main.ts does).
  */
-export function createApp(deps: AppDeps, _config: Config): Express {
+export function createApp(deps: AppDeps, config: Config): Express {
+  // Test runs send from the app itself, with their own limits; no connection outlives a
+  // request, so nothing of the app's is left open when it stops.
+  const { engine } = createEngine(deps, config, { keepAlive: false });
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
       app.use(
@@ -23,6 +30,14 @@ export function createApp(deps: AppDeps, _config: Config): Express {
         requireIdentity(deps.internalTokenSecret),
         forbidViewerWrites(),
       );
+      app.use(
+        workflowRoutes(
+          deps.db,
+          secretBoxFor(config, deps.internalTokenSecret),
+          deps.bodyLimitBytes,
+        ),
+      );
+      app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes));
     },
   });
 }

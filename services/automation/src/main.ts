@@ -1,13 +1,36 @@
-import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
+import { consumerWorker, runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { createEngine } from './engine/create-engine';
+
+/** The durable consumer's name: every automation instance shares its work. */
+export const CONSUMER_NAME = 'automation-workflows';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'automation',
   configSchema,
   port: (config) => config.AUTOMATION_PORT,
   createApp,
+  workers: (deps, config) => {
+    const { engine, outbound } = createEngine(deps, config);
+    const consumer = consumerWorker(CONSUMER_NAME, deps.bus, {
+      durable: CONSUMER_NAME,
+      handler: (event) => engine.handleEvent(event),
+    });
+    return [
+      {
+        name: consumer.name,
+        start: () => consumer.start(),
+        // Stop taking events, let the runs in hand finish (each bounded by its timeouts).
+        async stop() {
+          await consumer.stop();
+          await engine.drain();
+          outbound.close();
+        },
+      },
+    ];
+  },
   runsOutboxRelay: false,
   packageDir: join(__dirname, '..'),
 };

@@ -2,4 +2,13 @@ import { describeFuzzedRequests } from '@crm/shared/testing/fuzz-service';
 import { service } from '../src/main';
 
 // Issue 9, item 6: hostile query strings, headers and bodies at what automation serves.
-describeFuzzedRequests(service, ['/health', '/api/automations', '/api/automations/x', '/nowhere']);
+describeFuzzedRequests(service, [
+  '/health',
+  '/api/automations',
+  '/api/automations/x',
+  '/api/automations/workflows',
+  '/api/automations/workflows/00000000-0000-4000-8000-000000000000',
+  '/api/automations/workflows/00000000-0000-4000-8000-000000000000/test',
+  '/api/automations/runs/x',
+  '/nowhere',
+]);

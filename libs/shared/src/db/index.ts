@@ -19,6 +19,8 @@ export {
   CONVERSATION_STATUSES,
   MIGRATION_ENTITIES,
   MCP_SCOPES,
+  WORKFLOW_RUN_STATUSES,
+  WORKFLOW_STEP_STATUSES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export * from './schema';

@@ -40,6 +40,9 @@ export interface Database {
   mcp_keys: McpKeysTable;
   migrate_nonces: MigrateNoncesTable;
   migration_records: MigrationRecordsTable;
+  automation_workflows: AutomationWorkflowsTable;
+  workflow_runs: WorkflowRunsTable;
+  workflow_run_steps: WorkflowRunStepsTable;
 }
 
 /** A timestamptz column the caller must set. */
@@ -480,4 +483,48 @@ export interface McpKeysTable {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+}
+
+/** automation: a workflow (trigger + ordered nodes); the signing secret is sealed (AES-GCM). */
+export interface AutomationWorkflowsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  name: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  trigger_event: string;
+  trigger_conditions: ColumnType<unknown, string | undefined, string>;
+  nodes: ColumnType<unknown, string, string>;
+  signing_secret_sealed: string;
+  created_by: string | null;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+/** One run of a workflow, unique per (workflow_id, event_id); test runs have no event. */
+export interface WorkflowRunsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  workflow_id: string;
+  event_id: string | null;
+  event_type: string;
+  module: string;
+  record_id: string;
+  is_test: ColumnType<boolean, boolean | undefined, boolean>;
+  status: ColumnType<'running' | 'success' | 'failed', 'running' | undefined, 'success' | 'failed'>;
+  started_at: DefaultedTimestamp;
+  finished_at: Timestamp | null;
+}
+
+/** One row per node of a run, in node order. */
+export interface WorkflowRunStepsTable {
+  run_id: string;
+  position: number;
+  tenant_id: string;
+  node_type: string;
+  node_name: string | null;
+  status: 'success' | 'failed';
+  message: string;
+  response_status: number | null;
+  duration_ms: number;
+  finished_at: DefaultedTimestamp;
 }

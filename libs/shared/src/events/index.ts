@@ -23,3 +23,4 @@ export { InProcessBus, type InProcessBusOptions } from './in-process-bus';
 export { NatsBus, type NatsBusOptions } from './nats-bus';
 export { createBus } from './create-bus';
 export { subjectFor, typeMatches, DEFAULT_SUBJECT_PREFIX } from './subjects';
+export { PLATFORM_EVENT_TYPES, type PlatformEventType } from './event-types';

@@ -40,6 +40,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     level: config.LOG_LEVEL,
     destination: shared.logDestination,
   });
+  const version = readVersion(service.packageDir);
   const app = service.createApp(
     {
       logger,
@@ -47,7 +48,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
       pool: shared.database.pool,
       pingDatabase: shared.database.ping,
       bus: shared.bus,
-      version: readVersion(service.packageDir),
+      version,
       internalTokenSecret: shared.internalTokenSecret,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
     },
@@ -61,6 +62,8 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     db: shared.database.db,
     pool: shared.database.pool,
     bus: shared.bus,
+    internalTokenSecret: shared.internalTokenSecret,
+    version,
   };
   const workers = await startWorkers(service, workerDeps, config).catch(async (err: unknown) => {
     await closeServer(server, 0);

@@ -22,8 +22,14 @@ export interface AppDeps {
   bodyLimitBytes: number;
 }
 
-/** What a service's workers are built from: the shared resources, without the HTTP parts. */
-export type WorkerDeps = Pick<AppDeps, 'logger' | 'db' | 'pool' | 'bus'>;
+/**
+ * What a service's workers are built from: the shared resources, without the HTTP parts (the
+ * internal secret and version too, e.g. for automation's sealed secrets and User-Agent).
+ */
+export type WorkerDeps = Pick<
+  AppDeps,
+  'logger' | 'db' | 'pool' | 'bus' | 'internalTokenSecret' | 'version'
+>;
 
 /**
  * Something a service runs beside its HTTP app, such as an event consumer. A service has any

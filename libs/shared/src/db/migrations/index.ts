@@ -8,6 +8,7 @@ import * as outbox_envelope_json from './0006_outbox_envelope_json';
 import * as tenant_invitations from './0007_tenant_invitations';
 import * as payment_object_ids from './0008_payment_object_ids';
 import * as records_library from './0009_records_library';
+import * as automation_workflows from './0010_automation_workflows';
 import * as mcp_keys from './0011_mcp_keys';
 import * as migrate_ingest from './0012_migrate_ingest';
 
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0007_tenant_invitations': tenant_invitations,
   '0008_payment_object_ids': payment_object_ids,
   '0009_records_library': records_library,
+  '0010_automation_workflows': automation_workflows,
   '0011_mcp_keys': mcp_keys,
   '0012_migrate_ingest': migrate_ingest,
 };
@@ -40,5 +42,6 @@ export {
   NETWORK_ACTIVITY_KINDS,
 } from './0005_inbound_webhooks';
 export { CONVERSATION_STATUSES } from './0009_records_library';
+export { WORKFLOW_RUN_STATUSES, WORKFLOW_STEP_STATUSES } from './0010_automation_workflows';
 export { MCP_SCOPES } from './0011_mcp_keys';
 export { MIGRATION_ENTITIES } from './0012_migrate_ingest';

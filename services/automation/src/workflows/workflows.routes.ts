@@ -1,0 +1,100 @@
+import { withTenant, type Database } from '@crm/shared/db';
+import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { identityOf } from '@crm/shared/identity';
+import { parsePageQuery } from '@crm/shared/pagination';
+import { Router } from 'express';
+import type { Kysely } from 'kysely';
+import { newSigningSecret, type SecretBox } from '../secrets/secret-box';
+import {
+  deleteWorkflow,
+  findWorkflow,
+  insertWorkflow,
+  listWorkflows,
+  updateWorkflow,
+} from './workflows.repository';
+import {
+  createWorkflowSchema,
+  updateWorkflowSchema,
+  uuid,
+  WORKFLOW_PAGE,
+} from './workflows.schema';
+
+const BASE = '/api/automations/workflows';
+const notFound = () => errors.notFound('Workflow not found');
+
+/** A path id that is not a uuid names no workflow: 404, as another tenant's would be. */
+export function workflowId(id: string): string {
+  if (!uuid('id').safeParse(id).success) throw notFound();
+  return id;
+}
+
+/**
+ * /api/automations/workflows: list (page helper), create (the signing secret shown once),
+ * read, update, delete, rotate-secret. Everything runs inside withTenant, so another tenant's
+ * workflow is a 404; viewers are refused writes by forbidViewerWrites() before these.
+ */
+export function workflowRoutes(db: Kysely<Database>, secrets: SecretBox, bodyLimitBytes: number) {
+  const router = Router();
+  router.use(BASE, jsonBody(bodyLimitBytes));
+
+  router.get(BASE, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const page = parsePageQuery(req.query, WORKFLOW_PAGE);
+    res.json(await withTenant(db, tenantId, (trx) => listWorkflows(trx, tenantId, page)));
+  });
+
+  router.post(BASE, async (req, res) => {
+    const { tenantId, userId } = identityOf(req);
+    const input = validate(createWorkflowSchema, req.body, 'workflow');
+    const secret = newSigningSecret();
+    const workflow = await withTenant(db, tenantId, (trx) =>
+      insertWorkflow(trx, tenantId, userId, input, secrets.seal(secret)),
+    );
+    sendSuccess(
+      res,
+      { workflow, signing_secret: secret },
+      { status: 201, message: 'Workflow created' },
+    );
+  });
+
+  router.get(`${BASE}/:id`, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = workflowId(req.params.id);
+    const stored = await withTenant(db, tenantId, (trx) => findWorkflow(trx, tenantId, id));
+    if (!stored) throw notFound();
+    const { signing_secret_sealed: _sealed, ...workflow } = stored;
+    sendSuccess(res, { workflow });
+  });
+
+  router.patch(`${BASE}/:id`, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = workflowId(req.params.id);
+    const change = validate(updateWorkflowSchema, req.body, 'workflow change');
+    const workflow = await withTenant(db, tenantId, (trx) =>
+      updateWorkflow(trx, tenantId, id, change),
+    );
+    if (!workflow) throw notFound();
+    sendSuccess(res, { workflow }, { message: 'Workflow updated' });
+  });
+
+  router.delete(`${BASE}/:id`, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = workflowId(req.params.id);
+    const deleted = await withTenant(db, tenantId, (trx) => deleteWorkflow(trx, tenantId, id));
+    if (!deleted) throw notFound();
+    sendSuccess(res, { id }, { message: 'Workflow deleted' });
+  });
+
+  router.post(`${BASE}/:id/rotate-secret`, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = workflowId(req.params.id);
+    const secret = newSigningSecret();
+    const workflow = await withTenant(db, tenantId, (trx) =>
+      updateWorkflow(trx, tenantId, id, { sealedSecret: secrets.seal(secret) }),
+    );
+    if (!workflow) throw notFound();
+    sendSuccess(res, { workflow, signing_secret: secret }, { message: 'Signing secret rotated' });
+  });
+
+  return router;
+}
