@@ -198,3 +198,22 @@ export {
   dealStageChangedEvent,
   dealUpdatedEvent,
 } from './deals/deals.events';
+
+// Activities
+export {
+  MAX_ACTIVITY_BODY,
+  MAX_ACTIVITY_SUBJECT,
+  activityInputSchema,
+  type ActivityInput,
+} from './activities/activities.schema';
+export {
+  insertActivities,
+  updateActivitiesById,
+  type ActivityRow,
+  type StoredActivity,
+} from './activities/activities.repository';
+export {
+  ACTIVITY_EVENT_TYPES,
+  ACTIVITY_MODULE,
+  activityEvent,
+} from './activities/activities.events';

@@ -221,17 +221,55 @@ describe('POST /api/migrate/ingest through the gateway', () => {
     expect(types).toEqual(['lead.created', 'deal.created', 'deal.updated']);
   });
 
-  it('activities are refused with a clear 400 and nothing is written', async () => {
-    const body = JSON.stringify({
-      tenant: tenant.slug,
-      source_system: 'hubspot',
-      entity: 'activities',
-      records: [{ external_id: 'a' }],
+  it('activities: linked to a deal and a lead migrated before; a re-run updates', async () => {
+    const send1 = (entity: string, records: unknown[]) => {
+      const body = JSON.stringify({
+        tenant: tenant.slug,
+        source_system: 'hubspot',
+        entity,
+        records,
+      });
+      return send(body, signedHeaders(body));
+    };
+    await send1('leads', [{ external_id: 'L9', email: 'eve@example.com' }]);
+    await send1('deals', [{ external_id: 'D9', title: 'Renewal', lead_external_id: 'L9' }]);
+    const first = await send1('activities', [
+      {
+        external_id: 'A1',
+        type: 'call',
+        subject: 'Intro call',
+        occurred_at: '2025-03-01T10:00:00Z',
+        deal_external_id: 'D9',
+        lead_external_id: 'L9',
+      },
+      { external_id: 'A2', type: 'fax' },
+    ]);
+    expect(first.body).toMatchObject({ entity: 'activities', created: 1, updated: 0, failed: 1 });
+    expect(first.body.errors[0]).toEqual({
+      index: 1,
+      error: 'type must be one of: call, email, meeting, note, task',
     });
-    const res = await send(body, signedHeaders(body));
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ error: 'Unsupported entity' });
-    expect(res.body.message).toContain('supported: leads, contacts, deals, products');
+    const [deal] = await tenantRows(db, 'crm_deals', tenant.id);
+    const [activity] = await tenantRows(db, 'crm_activities', tenant.id);
+    expect(activity).toMatchObject({ type: 'call', subject: 'Intro call', deal_id: deal.id });
+    expect((activity.occurred_at as Date).toISOString()).toBe('2025-03-01T10:00:00.000Z');
+    const again = await send1('activities', [
+      { external_id: 'A1', type: 'meeting', subject: 'Demo' },
+    ]);
+    expect(again.body).toMatchObject({ created: 0, updated: 1 });
+    const after = await tenantRows(db, 'crm_activities', tenant.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({
+      id: activity.id,
+      type: 'meeting',
+      subject: 'Demo',
+      deal_id: null,
+    });
+    const types = (await outboxEvents(db, tenant.id)).map((e) => e.type);
+    expect(types.filter((t) => t.startsWith('activity.'))).toEqual([
+      'activity.created',
+      'activity.updated',
+    ]);
   });
 
   describe('rejections: 401 with the reason, nothing written', () => {

@@ -38,6 +38,7 @@ export interface Database {
   payment_events: PaymentEventsTable;
   billing_subscriptions: BillingSubscriptionsTable;
   mcp_keys: McpKeysTable;
+  crm_activities: ActivitiesTable;
   migrate_nonces: MigrateNoncesTable;
   migration_records: MigrationRecordsTable;
   automation_workflows: AutomationWorkflowsTable;
@@ -527,4 +528,19 @@ export interface WorkflowRunStepsTable {
   response_status: number | null;
   duration_ms: number;
   finished_at: DefaultedTimestamp;
+}
+
+export interface ActivitiesTable {
+  id: Generated<string>;
+  tenant_id: string;
+  type: string;
+  subject: string | null;
+  body: string | null;
+  occurred_at: DefaultedTimestamp;
+  lead_id: string | null;
+  contact_id: string | null;
+  deal_id: string | null;
+  custom_fields: Json;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
 }

@@ -7,7 +7,9 @@ import {
   type IngestResult,
   type RecordError,
 } from '@crm/records';
-import { writeDeals } from './deal-writer';
+import { MIGRATED_ACTIVITIES } from './activity-writer';
+import { MIGRATED_DEALS } from './deal-writer';
+import { writeByMapping } from './mapped-writer';
 import type { MigrationEntity } from './ingest.schema';
 
 /** One stored record of a chunk: where it came from and what it became. */
@@ -65,10 +67,10 @@ function pairUp<T extends { id: string; created: boolean }>(
  * applies (libs/records): leads by email (the lead import's normalisation, texts and events,
  * one set-based upsert per chunk), contacts by a source-namespaced external id
  * (`<source_system>:<external_id>`, so two systems' ids never meet), products by sku.
- * deals by the mapping itself (deal-writer.ts). Activities have no table yet (docs/migrate.md):
- * they are refused.
+ * deals and activities by the mapping itself (mapped-writer.ts), linked to records migrated
+ * from the same source.
  */
-export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
+export const ENTITY_WRITERS: Record<MigrationEntity, EntityWriter> = {
   leads: async ({ trx, tenantId }, records) => {
     const { leads, errors } = prepareLeads(records.map((r) => r.fields));
     const stored = leads.length > 0 ? await upsertLeads(trx, tenantId, leads) : [];
@@ -82,7 +84,8 @@ export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
     const result = await ingestContacts(trx, tenantId, rows, { source: `migrate:${sourceSystem}` });
     return pairUp(records, result);
   },
-  deals: (ctx, records) => writeDeals(ctx, records),
+  deals: (ctx, records) => writeByMapping(MIGRATED_DEALS, ctx, records),
+  activities: (ctx, records) => writeByMapping(MIGRATED_ACTIVITIES, ctx, records),
   products: async ({ trx, tenantId }, records) => {
     const result = await ingestProducts(
       trx,
@@ -92,5 +95,3 @@ export const ENTITY_WRITERS: Partial<Record<MigrationEntity, EntityWriter>> = {
     return pairUp(records, result);
   },
 };
-
-export const SUPPORTED_ENTITIES = Object.keys(ENTITY_WRITERS) as MigrationEntity[];

@@ -8,18 +8,8 @@ import { pruneNonces, recordNonce } from '../nonces/nonces.repository';
 import { rejection } from '../signature/rejection';
 import { SKEW_WINDOW_MS, verifySignedRequest } from '../signature/verify-signed-request';
 import { findTenantId } from '../tenancy/cross-tenant-lookups';
-import {
-  ENTITY_WRITERS,
-  SUPPORTED_ENTITIES,
-  type ChunkOutcome,
-  type SourceRecord,
-} from './entity-writers';
-import {
-  externalIdSchema,
-  ingestBodySchema,
-  type IngestResponse,
-  type MigrationEntity,
-} from './ingest.schema';
+import { ENTITY_WRITERS, type ChunkOutcome, type SourceRecord } from './entity-writers';
+import { externalIdSchema, ingestBodySchema, type IngestResponse } from './ingest.schema';
 import { recordMappings } from './migration-records.repository';
 import type { RecordError } from '@crm/records';
 
@@ -67,14 +57,6 @@ function splitRecords(records: unknown[]): { valid: SourceRecord[]; errors: Reco
     valid.push({ index, external_id: id.data, fields });
   });
   return { valid, errors: refused };
-}
-
-function unsupported(entity: MigrationEntity) {
-  return errors.invalidRequest(
-    'Unsupported entity',
-    `Records of entity "${entity}" cannot be migrated yet; supported: ${SUPPORTED_ENTITIES.join(', ')}`,
-    { supported: SUPPORTED_ENTITIES },
-  );
 }
 
 /**
@@ -125,7 +107,6 @@ export function ingestRoutes(options: IngestRouteOptions): Router {
       assertNoHostileInput(parsed, 'request body');
       const input = validate(bodySchema, parsed, 'request body');
       const write = ENTITY_WRITERS[input.entity];
-      if (!write) throw unsupported(input.entity);
       const tenantId = await findTenantId(db, input.tenant);
       if (!tenantId) throw errors.notFound(`No tenant "${input.tenant}"`);
 

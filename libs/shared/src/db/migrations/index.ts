@@ -11,6 +11,7 @@ import * as records_library from './0009_records_library';
 import * as automation_workflows from './0010_automation_workflows';
 import * as mcp_keys from './0011_mcp_keys';
 import * as migrate_ingest from './0012_migrate_ingest';
+import * as activities from './0013_activities';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0010_automation_workflows': automation_workflows,
   '0011_mcp_keys': mcp_keys,
   '0012_migrate_ingest': migrate_ingest,
+  '0013_activities': activities,
 };
 
 export { enableTenantRls } from './tenant-rls';
@@ -45,3 +47,4 @@ export { CONVERSATION_STATUSES } from './0009_records_library';
 export { WORKFLOW_RUN_STATUSES, WORKFLOW_STEP_STATUSES } from './0010_automation_workflows';
 export { MCP_SCOPES } from './0011_mcp_keys';
 export { MIGRATION_ENTITIES } from './0012_migrate_ingest';
+export { ACTIVITY_TYPES } from './0013_activities';

@@ -1,0 +1,68 @@
+import type { Trx } from '@crm/shared/db';
+import { sql } from 'kysely';
+import type { ActivityInput } from './activities.schema';
+
+/** An activity written in bulk, with its links resolved to record ids. */
+export type ActivityRow = ActivityInput & {
+  lead_id?: string | null;
+  contact_id?: string | null;
+  deal_id?: string | null;
+};
+
+export interface StoredActivity {
+  id: string;
+  type: string;
+  occurred_at: string;
+}
+
+const ROW_COLUMNS = `type text, subject text, body text, occurred_at timestamptz, lead_id uuid,
+  contact_id uuid, deal_id uuid, custom_fields jsonb`;
+
+const rowJson = (row: ActivityRow) => ({
+  type: row.type,
+  subject: row.subject ?? null,
+  body: row.body ?? null,
+  occurred_at: row.occurred_at ?? null,
+  lead_id: row.lead_id ?? null,
+  contact_id: row.contact_id ?? null,
+  deal_id: row.deal_id ?? null,
+  custom_fields: row.custom_fields,
+});
+
+/** Inserts activities in one statement; returns them in input order. */
+export async function insertActivities(
+  trx: Trx,
+  tenantId: string,
+  rows: readonly ActivityRow[],
+): Promise<StoredActivity[]> {
+  if (rows.length === 0) return [];
+  const payload = rows.map((row, ord) => ({ ...rowJson(row), ord }));
+  const { rows: inserted } = await sql<StoredActivity>`
+    INSERT INTO crm_activities (tenant_id, type, subject, body, occurred_at, lead_id, contact_id,
+      deal_id, custom_fields)
+    SELECT ${tenantId}::uuid, a.type, a.subject, a.body, coalesce(a.occurred_at, now()), a.lead_id,
+      a.contact_id, a.deal_id, a.custom_fields
+    FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) AS a(${sql.raw(ROW_COLUMNS)}, ord int)
+    ORDER BY a.ord
+    RETURNING id, type, occurred_at`.execute(trx);
+  return inserted;
+}
+
+/** Overwrites activities by id in one statement; returns those that still existed. */
+export async function updateActivitiesById(
+  trx: Trx,
+  tenantId: string,
+  rows: ReadonlyArray<{ id: string; row: ActivityRow }>,
+): Promise<StoredActivity[]> {
+  if (rows.length === 0) return [];
+  const payload = rows.map(({ id, row }) => ({ id, ...rowJson(row) }));
+  const { rows: updated } = await sql<StoredActivity>`
+    UPDATE crm_activities AS t SET type = a.type, subject = a.subject, body = a.body,
+      occurred_at = coalesce(a.occurred_at, t.occurred_at), lead_id = a.lead_id,
+      contact_id = a.contact_id, deal_id = a.deal_id, custom_fields = a.custom_fields,
+      updated_at = now()
+    FROM jsonb_to_recordset(${JSON.stringify(payload)}::jsonb) AS a(id uuid, ${sql.raw(ROW_COLUMNS)})
+    WHERE t.tenant_id = ${tenantId} AND t.id = a.id
+    RETURNING t.id, t.type, t.occurred_at`.execute(trx);
+  return updated;
+}
