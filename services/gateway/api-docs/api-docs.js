@@ -102,7 +102,8 @@
   var SnippetsPlugin = function () {
     return {
       fn: {
-        requestSnippetGenerator_curl_crm: curl,
+        // Replaces swagger-ui's own curl (bash): the same, plus where the session cookie goes.
+        requestSnippetGenerator_curl_bash: curl,
         requestSnippetGenerator_js_fetch: jsFetch,
         requestSnippetGenerator_node_fetch: node,
         requestSnippetGenerator_python_requests: python,
@@ -125,7 +126,7 @@
       requestSnippetsEnabled: true,
       requestSnippets: {
         generators: {
-          curl_crm: { title: 'curl', syntax: 'bash' },
+          curl_bash: { title: 'curl (bash)', syntax: 'bash' },
           js_fetch: { title: 'JavaScript (fetch)', syntax: 'javascript' },
           node_fetch: { title: 'Node', syntax: 'javascript' },
           python_requests: { title: 'Python (requests)', syntax: 'python' },

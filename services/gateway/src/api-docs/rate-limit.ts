@@ -14,10 +14,10 @@ export function rateLimitSection(limits: Limits): string {
     .map(([plan, n]) => `${plan}: ${n.toLocaleString('en-US')}`)
     .join(', ');
   return (
-    `${START}\n**Rate limit:** ${limits.RATE_LIMIT_DEFAULT_PER_MINUTE.toLocaleString('en-US')} ` +
+    `${START}\n\n**Rate limit:** ${limits.RATE_LIMIT_DEFAULT_PER_MINUTE.toLocaleString('en-US')} ` +
     `requests per minute per tenant on the default plan (per plan: ${plans}). Over it, the ` +
     'gateway answers 429 `RATE_LIMIT_EXCEEDED` with `details.retryAfter` (seconds) and a ' +
-    `\`Retry-After\` header; every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`.\n${END}`
+    `\`Retry-After\` header; every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\`.\n\n${END}`
   );
 }
 
