@@ -3,6 +3,7 @@ import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites } from '@crm/shared/identity';
 import type { AppDeps } from '@crm/shared/service';
 import { Router, type Express, type RequestHandler } from 'express';
+import { apiDocsRoutes } from './api-docs/api-docs.routes';
 import { authRoutes } from './auth/auth.routes';
 import type { Config } from './config';
 import { platformHealthHandler } from './health/platform-health';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
           services: upstreams,
         }),
       );
+      app.use(apiDocsRoutes(config, limits.perIpPublic));
       app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
       app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes));
       app.use(

@@ -46,7 +46,13 @@ export const PROXY_TABLE: readonly ProxyRoute[] = [
 ];
 
 /** The gateway's own public paths (sign-in, sessions, members; the platform health). */
-export const GATEWAY_PREFIXES: readonly string[] = ['/api/auth', '/api/health'];
+export const GATEWAY_PREFIXES: readonly string[] = [
+  '/api/auth',
+  '/api/health',
+  // The API reference (issue 14): the OpenAPI document and the endpoint browser.
+  '/api/openapi.json',
+  '/api-docs',
+];
 
 /** The path prefixes the table gives `service`, in table order. */
 export function prefixesOf(service: RouteOwner): string[] {

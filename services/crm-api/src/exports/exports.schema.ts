@@ -6,7 +6,7 @@ import { EXPORT_RESOURCES, type ExportColumn, type ExportResource } from './expo
 const RESOURCE_NAMES = Object.keys(EXPORT_RESOURCES) as ExportResource['name'][];
 const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat['name'][];
 
-const bodySchema = z.strictObject(
+export const exportRequestSchema = z.strictObject(
   {
     resource: z.enum(RESOURCE_NAMES, {
       message: `resource must be one of: ${RESOURCE_NAMES.join(', ')}`,
@@ -53,7 +53,7 @@ function columnsSchema(resource: ExportResource) {
  * unknown column is named with the resource's allow-list).
  */
 export function parseExportRequest(body: unknown): ExportRequest {
-  const base = validate(bodySchema, body, 'export request');
+  const base = validate(exportRequestSchema, body, 'export request');
   const resource = EXPORT_RESOURCES[base.resource];
   const format = EXPORT_FORMATS[base.format];
   const filters = validate(

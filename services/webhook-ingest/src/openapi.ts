@@ -1,0 +1,351 @@
+import { PAYMENT_PROVIDERS } from '@crm/shared/db';
+import { addOperation, idParam, record, type OpenAPIRegistry } from '@crm/shared/openapi';
+import { z, type ZodType } from 'zod';
+import { filtersSchema as inboundEventFilters } from './integrations/inbound-events.schema';
+import { createSchema as messagingAccount } from './integrations/messaging-accounts.schema';
+import { createSchema as networkAccount } from './integrations/network-accounts.schema';
+import {
+  createSchema as paymentConnection,
+  filtersSchema as paymentFilters,
+  updateSchema as paymentChange,
+} from './integrations/payment-connections.schema';
+import {
+  createSchema as storefrontConnection,
+  filtersSchema as storefrontFilters,
+  updateSchema as storefrontChange,
+} from './integrations/storefront-connections.schema';
+import { createSchema as telephonyNumber } from './integrations/telephony-numbers.schema';
+
+/*
+ * webhook-ingest's operations: the integration admin views (Session) and the inbound provider
+ * receivers (each verifies its provider's signature on the raw body). Build-time only.
+ */
+
+interface Resource {
+  path: string;
+  name: string;
+  create?: { schema: ZodType; example: unknown };
+  change?: { schema: ZodType; example: unknown };
+  filters?: z.ZodObject;
+  hasGetOne?: boolean;
+}
+
+const RESOURCES: Resource[] = [
+  {
+    path: '/api/integrations/network-accounts',
+    name: 'network account',
+    create: {
+      schema: networkAccount,
+      example: { external_account_id: 'acct_123', name: 'Main page' },
+    },
+  },
+  {
+    path: '/api/integrations/messaging-accounts',
+    name: 'messaging account',
+    create: {
+      schema: messagingAccount,
+      example: { phone_number_id: '1234567890', display_phone_number: '+1 415 555 0100' },
+    },
+  },
+  {
+    path: '/api/integrations/telephony-numbers',
+    name: 'telephony number',
+    create: {
+      schema: telephonyNumber,
+      example: { phone_number: '+14155550100', name: 'Sales line' },
+    },
+  },
+  {
+    path: '/api/integrations/storefront-connections',
+    name: 'storefront connection',
+    create: {
+      schema: storefrontConnection,
+      example: {
+        platform: 'storefront_a',
+        shop_identifier: 'acme',
+        name: 'Acme store',
+        webhookSecret: 'a-long-shared-secret',
+      },
+    },
+    change: { schema: storefrontChange, example: { name: 'Acme outlet' } },
+    filters: storefrontFilters,
+  },
+  {
+    path: '/api/integrations/payment-connections',
+    name: 'payment connection',
+    create: {
+      schema: paymentConnection,
+      example: {
+        provider: 'stripe',
+        name: 'Stripe live',
+        webhookSecret: 'whsec_a-long-shared-secret',
+      },
+    },
+    change: { schema: paymentChange, example: { webhookSecret: 'whsec_rotated-secret' } },
+    filters: paymentFilters,
+  },
+  { path: '/api/integrations/inbound-events', name: 'inbound event', filters: inboundEventFilters },
+];
+
+const TAG = 'Integrations';
+const RECEIVERS = 'Inbound webhooks';
+
+const received = z.record(z.string(), z.unknown());
+const receivedExample = { received: true };
+
+function signature(provider: string, header: string, description: string) {
+  return { provider, header, description };
+}
+
+export function registerOperations(registry: OpenAPIRegistry): void {
+  for (const resource of RESOURCES) {
+    const item = record;
+    const deletable = resource.create !== undefined;
+    addOperation(registry, {
+      method: 'get',
+      path: resource.path,
+      tag: TAG,
+      summary: `List ${resource.name}s`,
+      auth: 'session',
+      ...(resource.filters ? { query: resource.filters } : {}),
+      success: { description: `The ${resource.name}s`, data: z.array(item) },
+      errors: [400],
+    });
+    addOperation(registry, {
+      method: 'get',
+      path: `${resource.path}/{id}`,
+      tag: TAG,
+      summary: `One ${resource.name}`,
+      auth: 'session',
+      params: idParam(),
+      success: { description: `The ${resource.name}`, data: item },
+      errors: [404],
+    });
+    if (resource.create) {
+      addOperation(registry, {
+        method: 'post',
+        path: resource.path,
+        tag: TAG,
+        summary: `Add a ${resource.name} (owners, admins)`,
+        description: 'A secret is stored sealed and never returned.',
+        auth: 'session',
+        body: resource.create,
+        success: { status: 201, description: 'Created', data: item },
+        errors: [400, 409, 413, 415],
+      });
+    }
+    if (resource.change) {
+      addOperation(registry, {
+        method: 'patch',
+        path: `${resource.path}/{id}`,
+        tag: TAG,
+        summary: `Change a ${resource.name} (owners, admins)`,
+        auth: 'session',
+        params: idParam(),
+        body: resource.change,
+        success: { description: 'Changed', data: item },
+        errors: [400, 404, 409, 413, 415],
+      });
+    }
+    if (deletable) {
+      addOperation(registry, {
+        method: 'delete',
+        path: `${resource.path}/{id}`,
+        tag: TAG,
+        summary: `Remove a ${resource.name} (owners, admins)`,
+        auth: 'session',
+        params: idParam(),
+        success: { description: 'Removed', data: z.object({ id: z.uuid() }) },
+        errors: [404],
+      });
+    }
+  }
+
+  const rawJson = {
+    schema: z.record(z.string(), z.unknown()),
+    description: "The provider's event, verified on its raw bytes",
+  };
+  const receiver = (
+    path: string,
+    summary: string,
+    auth: { provider: string; header: string; description: string }[],
+    example: unknown,
+    extra: Partial<Parameters<typeof addOperation>[1]> = {},
+  ) =>
+    addOperation(registry, {
+      method: 'post',
+      path,
+      tag: RECEIVERS,
+      summary,
+      auth: { signatures: auth },
+      body: { ...rawJson, example },
+      success: {
+        description: 'Acknowledged (a redelivery is acknowledged and changes nothing)',
+        bare: received,
+        example: receivedExample,
+      },
+      errors: [400, 413],
+      ...extra,
+    });
+
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/webhooks/billing',
+    tag: RECEIVERS,
+    summary: 'Billing receiver probe',
+    auth: 'public',
+    success: {
+      description: 'Ready',
+      bare: z.object({ status: z.literal('ok') }),
+      example: { status: 'ok' },
+    },
+  });
+  receiver(
+    '/api/webhooks/billing',
+    'Billing events (subscription changes)',
+    [
+      signature(
+        'billing',
+        'billing-signature',
+        '`t=<unix>,v1=<hex HMAC-SHA256 of "t.body">` with BILLING_WEBHOOK_SECRET (Stripe scheme)',
+      ),
+    ],
+    { id: 'evt_1', type: 'customer.subscription.updated', data: { object: {} } },
+    { errors: [400, 413, 503] },
+  );
+  receiver(
+    '/api/webhooks/email',
+    'Email provider events (opens, clicks, replies, bounces)',
+    [
+      signature(
+        'email',
+        'webhook-signature',
+        'Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` (v1,<base64 HMAC-SHA256>)',
+      ),
+    ],
+    { type: 'email.opened', data: { email_id: 'msg_1' } },
+  );
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/webhooks/network',
+    tag: RECEIVERS,
+    summary: 'Network receiver probe, or the challenge echoed back as text/plain',
+    auth: 'public',
+    query: z.object({ challenge: z.string().optional() }),
+    success: {
+      description: '`{ ok, status }`, or the challenge as text/plain',
+      bare: z.object({ ok: z.boolean(), status: z.string() }),
+      example: { ok: true, status: 'ready' },
+    },
+    errors: [400],
+  });
+  receiver(
+    '/api/webhooks/network',
+    'Network activity events (batch)',
+    [
+      signature(
+        'network',
+        'x-network-signature',
+        '`t=<unix_seconds>,v1=<hex HMAC-SHA256 of "t.body">` with the account\'s secret',
+      ),
+    ],
+    { events: [{ id: 'ev_1', type: 'post.liked', account_id: 'acct_123' }] },
+  );
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/messaging/webhooks/cloud-api',
+    tag: RECEIVERS,
+    summary: 'Messaging subscription handshake: echoes hub.challenge when hub.verify_token matches',
+    auth: 'public',
+    query: z.object({
+      'hub.mode': z.string().optional(),
+      'hub.verify_token': z.string().optional(),
+      'hub.challenge': z.string().optional(),
+    }),
+    success: {
+      description: 'The challenge, as text/plain',
+      contentType: 'text/plain',
+      bare: z.string(),
+      example: '1158201444',
+    },
+    errors: [400, 403],
+  });
+  receiver(
+    '/api/messaging/webhooks/cloud-api',
+    'Messaging (cloud API) messages and statuses',
+    [
+      signature(
+        'messaging',
+        'x-hub-signature-256',
+        '`sha256=<hex HMAC-SHA256 of the raw body>` with MESSAGING_APP_SECRET',
+      ),
+    ],
+    { object: 'whatsapp_business_account', entry: [] },
+  );
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/communications/webhooks',
+    tag: RECEIVERS,
+    summary: 'Telephony call and SMS status callbacks (form-encoded)',
+    auth: {
+      signatures: [
+        signature(
+          'telephony',
+          'x-telephony-signature',
+          "base64 HMAC-SHA1 of the URL and sorted form parameters with the number's auth token",
+        ),
+      ],
+    },
+    body: {
+      schema: z.record(z.string(), z.string()),
+      contentType: 'application/x-www-form-urlencoded',
+      example: { CallSid: 'CA123', CallStatus: 'completed', To: '+15551234567' },
+    },
+    success: {
+      description: 'Acknowledged (empty TwiML)',
+      contentType: 'text/xml',
+      bare: z.string(),
+      example: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>',
+    },
+    errors: [400, 413],
+  });
+  receiver(
+    '/api/commerce/webhook/storefront-a',
+    'Storefront A orders and customers',
+    [
+      signature(
+        'storefrontA',
+        'x-storefront-a-hmac-sha256',
+        "base64 HMAC-SHA256 of the raw body with the connection's secret; `x-storefront-a-shop-domain` and `x-storefront-a-topic` name the shop and event",
+      ),
+    ],
+    { id: 1001, email: 'ada@example.com', total_price: '19.99' },
+  );
+  receiver(
+    '/api/commerce/webhook/storefront-b',
+    'Storefront B orders and customers',
+    [
+      signature(
+        'storefrontB',
+        'x-storefront-b-webhook-signature',
+        "base64 HMAC-SHA256 of the raw body with the connection's secret; `x-storefront-b-webhook-source` and `x-storefront-b-webhook-topic` name the store and event",
+      ),
+    ],
+    { id: 2002, billing: { email: 'ada@example.com' }, total: '19.99' },
+  );
+  receiver(
+    '/api/payments/webhook',
+    'Payment provider events, one URL per payment connection',
+    [
+      signature('stripe', 'Stripe-Signature', '`t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`'),
+      signature('paddle', 'Paddle-Signature', '`ts=<unix>;h1=<hex HMAC-SHA256 of "ts:body">`'),
+      signature('razorpay', 'X-Razorpay-Signature', 'hex HMAC-SHA256 of the raw body'),
+      signature('lemonsqueezy', 'X-Signature', 'hex HMAC-SHA256 of the raw body'),
+    ],
+    { id: 'evt_1', type: 'payment_intent.succeeded', data: { object: {} } },
+    {
+      query: z.object({ provider: z.enum(PAYMENT_PROVIDERS), connection: z.uuid() }),
+      errors: [400, 404, 413],
+    },
+  );
+}
