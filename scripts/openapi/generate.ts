@@ -3,10 +3,13 @@ import { resolve } from 'node:path';
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { loadConfig } from '../../libs/shared/src/config';
 import { OpenAPIRegistry, SECURITY_SCHEMES } from '../../libs/shared/src/openapi';
+import { registerOperations as automation } from '../../services/automation/src/openapi';
 import { registerOperations as crmApi } from '../../services/crm-api/src/openapi';
 import { configSchema as gatewayConfigSchema } from '../../services/gateway/src/config';
 import { registerOperations as gateway } from '../../services/gateway/src/openapi';
 import { withRateLimit } from '../../services/gateway/src/api-docs/rate-limit';
+import { registerOperations as mcpIngest } from '../../services/mcp-ingest/src/openapi';
+import { registerOperations as migrate } from '../../services/migrate/src/openapi';
 import { registerOperations as webhookIngest } from '../../services/webhook-ingest/src/openapi';
 import { addExamples } from './examples';
 
@@ -20,6 +23,9 @@ export const SERVICES: ReadonlyArray<(registry: OpenAPIRegistry) => void> = [
   gateway,
   crmApi,
   webhookIngest,
+  automation,
+  mcpIngest,
+  migrate,
 ];
 
 export const DOCUMENT_PATH = resolve(__dirname, '../../services/gateway/api-docs/openapi.json');
@@ -30,7 +36,11 @@ export const RESOURCES: ReadonlyArray<{ name: string; tag?: string; note: string
   { name: 'Leads', tag: 'Leads', note: 'import, list, read' },
   { name: 'Deals', tag: 'Deals', note: 'list, create, read, change, delete' },
   { name: 'Activities', note: 'planned' },
-  { name: 'Automations', note: 'planned' },
+  {
+    name: 'Automations',
+    tag: 'Automations',
+    note: 'workflows, runs, test runs, outbound webhooks',
+  },
 ];
 
 function description(callableTags: Set<string>): string {
@@ -51,8 +61,8 @@ function description(callableTags: Set<string>): string {
     '',
     '- **Session cookie** (`session`): `POST /api/auth/sign-in` with `{ "email", "password" }` sets the HttpOnly `crm_session` cookie; send it with every Session route (the browser does so on this origin, so "Try it out" works once signed in). Choose the tenant with `POST /api/auth/active-tenant`.',
     "- **Provider signatures** (`<provider>Signature`): each inbound receiver verifies its provider's signature header over the raw body with the secret of the connection; see each receiver.",
-    '- **Service HMAC** (`serviceHmac`): `x-svc-key-id`, `x-svc-timestamp`, `x-svc-signature` headers.',
-    '- **MCP bearer key** (`mcpBearer`): `Authorization: Bearer <key>`.',
+    '- **Signed migration calls** (`serviceHmac`): `x-svc-signature` (hex HMAC-SHA256 over method, path, timestamp in ms, nonce and raw body joined by a newline), `x-svc-timestamp`, `x-svc-nonce` (single use).',
+    '- **MCP bearer key** (`mcpBearer`): `Authorization: Bearer crm_mcp_...`, a key created at `POST /api/mcp/keys`.',
     '',
     '### Responses',
     '',

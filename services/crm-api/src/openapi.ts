@@ -1,4 +1,9 @@
-import { leadImportItemSchema, leadResultItemSchema } from '@crm/records';
+import {
+  dealChangeSchema,
+  dealInputSchema,
+  leadImportItemSchema,
+  leadResultItemSchema,
+} from '@crm/records';
 import { pageQuerySchema } from '@crm/shared/pagination';
 import {
   addOperation,
@@ -8,7 +13,7 @@ import {
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
 import { z } from 'zod';
-import { createSchema, listQuery, updateSchema } from './deals/deals.schema';
+import { listQuery } from './deals/deals.schema';
 import { exportRequestSchema } from './exports/exports.schema';
 import { FORM_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
@@ -127,7 +132,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'Create a deal',
     auth: 'session',
     body: {
-      schema: createSchema,
+      schema: dealInputSchema,
       example: { title: 'Annual plan', value: '1200.00', currency: 'USD', stage: 'proposal' },
     },
     success: { status: 201, description: 'Deal created', data: z.object({ deal }) },
@@ -150,7 +155,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'Change a deal',
     auth: 'session',
     params: idParam(),
-    body: { schema: updateSchema, example: { stage: 'won' } },
+    body: { schema: dealChangeSchema, example: { stage: 'won' } },
     success: { description: 'Deal updated', data: z.object({ deal }) },
     errors: [400, 404, 413, 415],
   });

@@ -38,8 +38,9 @@ export const SECURITY_SCHEMES = {
     in: 'header',
     name: 'x-svc-signature',
     description:
-      'Service-to-service calls: `x-svc-key-id`, `x-svc-timestamp` and `x-svc-signature` ' +
-      '(hex HMAC-SHA256 of `timestamp.rawBody` with the shared secret of that key id).',
+      'Signed migration calls (/api/migrate/*): `x-svc-signature` = hex HMAC-SHA256 keyed by the ' +
+      'shared secret over method, path, timestamp (ms), nonce and raw body joined by "\\n", with ' +
+      '`x-svc-timestamp` and a single-use `x-svc-nonce`. See docs/migrate.md for a worked example.',
   },
   mcpBearer: {
     type: 'http',

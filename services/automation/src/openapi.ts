@@ -1,0 +1,149 @@
+import { addOperation, idParam, type OpenAPIRegistry } from '@crm/shared/openapi';
+import { z } from 'zod';
+import { runPageQuery, runPageSchema, runResponseSchema, testRunSchema } from './runs/runs.schema';
+import {
+  createWorkflowSchema,
+  updateWorkflowSchema,
+  workflowPageQuery,
+  workflowPageSchema,
+  workflowResponseSchema,
+  workflowWithSecretResponseSchema,
+} from './workflows/workflows.schema';
+
+/*
+ * automation's operations, from the schemas its routes validate with (build-time only: the
+ * generator in scripts/openapi imports this; the service never does).
+ */
+
+const BASE = '/api/automations/workflows';
+const TAG = 'Automations';
+const WORKFLOW_EXAMPLE = {
+  name: 'New lead to Slack relay',
+  enabled: true,
+  trigger: {
+    event: 'lead.created',
+    conditions: [{ field: 'source', op: 'equals', value: 'web_form' }],
+  },
+  nodes: [
+    {
+      type: 'webhook',
+      name: 'Notify',
+      config: {
+        url: 'https://hooks.example.com/crm',
+        method: 'POST',
+        headers: { 'X-Team': 'sales' },
+      },
+    },
+  ],
+};
+
+export function registerOperations(registry: OpenAPIRegistry): void {
+  addOperation(registry, {
+    method: 'get',
+    path: BASE,
+    tag: TAG,
+    summary: "List the tenant's workflows (page helper)",
+    auth: 'session',
+    query: workflowPageQuery,
+    success: { description: 'One page of workflows', data: workflowPageSchema },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: BASE,
+    tag: TAG,
+    summary: 'Create a workflow',
+    description:
+      'A trigger (an event type the platform emits, or a pattern such as `lead.*`, with ' +
+      'optional conditions) and an ordered list of nodes (type `webhook`: url, method GET | POST ' +
+      "| PUT | PATCH, headers). The answer carries the workflow's Standard Webhooks signing " +
+      'secret (`whsec_...`) once. Viewers may not write.',
+    auth: 'session',
+    body: { schema: createWorkflowSchema, example: WORKFLOW_EXAMPLE },
+    success: {
+      status: 201,
+      description: 'Created; signing_secret is shown this once',
+      data: workflowWithSecretResponseSchema,
+    },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: `${BASE}/{id}`,
+    tag: TAG,
+    summary: 'Read a workflow',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The workflow', data: workflowResponseSchema },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'patch',
+    path: `${BASE}/{id}`,
+    tag: TAG,
+    summary: 'Change a workflow (any of its fields)',
+    auth: 'session',
+    params: idParam(),
+    body: { schema: updateWorkflowSchema, example: { enabled: false } },
+    success: { description: 'The changed workflow', data: workflowResponseSchema },
+    errors: [400, 404],
+  });
+  addOperation(registry, {
+    method: 'delete',
+    path: `${BASE}/{id}`,
+    tag: TAG,
+    summary: 'Delete a workflow (its runs go with it)',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'Deleted', data: z.object({ id: z.uuid() }) },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: `${BASE}/{id}/rotate-secret`,
+    tag: TAG,
+    summary: 'Replace the signing secret (the new one is shown this once)',
+    auth: 'session',
+    params: idParam(),
+    success: {
+      description: 'The workflow and its new secret',
+      data: workflowWithSecretResponseSchema,
+    },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: `${BASE}/{id}/runs`,
+    tag: TAG,
+    summary: "A workflow's runs, newest first (page helper)",
+    auth: 'session',
+    params: idParam(),
+    query: runPageQuery,
+    success: { description: 'One page of runs', data: runPageSchema },
+    errors: [400, 404],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: `${BASE}/{id}/test`,
+    tag: TAG,
+    summary: 'Run the workflow once now on a sample record (recorded as a test run)',
+    auth: 'session',
+    params: idParam(),
+    body: {
+      schema: testRunSchema,
+      example: { module: 'leads', record: { email: 'ann@example.com' } },
+    },
+    success: { description: 'The run and its steps', data: runResponseSchema },
+    errors: [400, 404],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/automations/runs/{id}',
+    tag: TAG,
+    summary: 'Read a run with its steps',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The run and its steps', data: runResponseSchema },
+    errors: [404],
+  });
+}

@@ -1,0 +1,126 @@
+import { addOperation, idParam, paginated, type OpenAPIRegistry } from '@crm/shared/openapi';
+import { z } from 'zod';
+import { createKeySchema, keyPageQuerySchema, keyRecordSchema } from './keys/keys.schema';
+import { INGEST_TOOLS, MAX_RECORDS_PER_CALL } from './mcp/tools';
+
+/*
+ * mcp-ingest's operations, from the schemas its routes validate with (build-time only: the
+ * generator in scripts/openapi imports this; the service never does).
+ */
+
+const TAG = 'MCP ingest';
+const KEY_EXAMPLE = {
+  id: '0b6f1a2c-3d4e-4f50-8a9b-1c2d3e4f5a6b',
+  name: 'Sales agent',
+  prefix: 'crm_mcp_Xy12ab',
+  scopes: ['mcp:ingest:leads'],
+  created_at: '2026-11-24T10:00:00.000Z',
+  created_by: '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  expires_at: null,
+  last_used_at: null,
+  revoked_at: null,
+};
+
+/** A JSON-RPC 2.0 message of MCP's Streamable HTTP transport (the SDK validates the rest). */
+const jsonRpcMessage = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('JsonRpcRequest');
+
+export function registerOperations(registry: OpenAPIRegistry): void {
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/mcp/keys',
+    tag: TAG,
+    summary: "List the tenant's MCP ingest keys (never a secret or hash)",
+    auth: 'session',
+    query: keyPageQuerySchema,
+    success: {
+      description: 'One page of keys',
+      data: paginated(keyRecordSchema),
+      example: {
+        success: true,
+        data: { items: [KEY_EXAMPLE], total: 1, page: 1, pageSize: 20, totalPages: 1 },
+        message: 'OK',
+      },
+    },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/mcp/keys',
+    tag: TAG,
+    summary: 'Create an MCP ingest key (owners and admins; the key is shown this once)',
+    auth: 'session',
+    body: {
+      schema: createKeySchema,
+      example: { name: 'Sales agent', scopes: ['mcp:ingest:leads', 'mcp:ingest:contacts'] },
+    },
+    success: {
+      status: 201,
+      description: 'Created: copy api_key now',
+      data: z.object({ key: keyRecordSchema, api_key: z.string() }),
+      example: {
+        success: true,
+        data: { key: KEY_EXAMPLE, api_key: `crm_mcp_Xy12ab${'x'.repeat(37)}` },
+        message: 'Key created: copy api_key now, it is not shown again',
+      },
+    },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'delete',
+    path: '/api/mcp/keys/{id}',
+    tag: TAG,
+    summary: 'Revoke a key (it stops working at once)',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'Revoked', data: z.object({ key: keyRecordSchema }) },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/mcp',
+    tag: TAG,
+    summary: 'MCP over Streamable HTTP (stateless) for AI agents',
+    description:
+      `JSON-RPC 2.0 per the Model Context Protocol: \`initialize\`, \`tools/list\`, \`tools/call\`. ` +
+      `Tools (each needs its scope on the key): ${INGEST_TOOLS.map((t) => `\`${t.name}\` (${t.scope})`).join(', ')}; ` +
+      `each takes \`{ records }\` (1 to ${MAX_RECORDS_PER_CALL}) and answers structuredContent ` +
+      '`{ imported, failed, errors, ids }`. Connect with an MCP client rather than by hand (docs/mcp.md).',
+    auth: 'mcpBearer',
+    body: {
+      schema: jsonRpcMessage,
+      example: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+    },
+    success: {
+      description: 'The JSON-RPC response',
+      bare: z.record(z.string(), z.unknown()),
+      example: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'ingest_leads' }] } },
+    },
+    errors: [400],
+  });
+  for (const method of ['get', 'delete'] as const) {
+    addOperation(registry, {
+      method,
+      path: '/api/mcp',
+      tag: TAG,
+      summary: 'Not offered in stateless mode: 405',
+      auth: 'mcpBearer',
+      success: {
+        status: 405,
+        description: 'Method not allowed (no session or stream is kept)',
+        bare: z.record(z.string(), z.unknown()),
+        example: {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed.' },
+          id: null,
+        },
+      },
+    });
+  }
+}
