@@ -35,7 +35,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     publicLimit: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
     signInLimit: config.RATE_LIMIT_SIGN_IN_PER_MINUTE,
   });
-  const sessionChain = [requireTenantSession(deps.db), limits.perTenant, forbidViewerWrites()];
+  const sessionChain = [requireTenantSession(deps.pool), limits.perTenant, forbidViewerWrites()];
   const guards: Record<ProxyRoute['auth'], RequestHandler[]> = {
     session: sessionChain,
     public: [limits.perIpPublic],

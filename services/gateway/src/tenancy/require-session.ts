@@ -2,11 +2,12 @@ import type { Database } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from '../auth/cookies';
 import { hashSessionToken } from '../auth/sessions';
 import {
   findSessionUser,
-  findSessionWithMemberships,
+  findSessionInOneRoundTrip,
   type Membership,
   type SessionUser,
 } from './cross-tenant-lookups';
@@ -49,11 +50,11 @@ export function tenantRequestOf(req: Request) {
  * by the SPEC.md selection order (else 403 `No active tenant membership` / `TENANT_ACCESS_DENIED`).
  * On success `req.identity` holds user, tenant and role for the signed header to the service.
  */
-export function requireTenantSession(db: Kysely<Database>): RequestHandler {
+export function requireTenantSession(pool: Pool): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     (async () => {
       const tokenHash = sessionTokenHash(req);
-      const session = tokenHash ? await findSessionWithMemberships(db, tokenHash) : undefined;
+      const session = tokenHash ? await findSessionInOneRoundTrip(pool, tokenHash) : undefined;
       if (!session) throw errors.unauthorized('Sign in to continue');
       const { user } = session;
       req.sessionUser = user;
