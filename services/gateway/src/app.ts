@@ -13,6 +13,7 @@ import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { requireTenantSession } from './tenancy/require-session';
+import { SessionCache } from './tenancy/session-cache';
 
 /**
  * The only public entry (:8080): sign-in and tenant resolution of its own, the public health
@@ -35,7 +36,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
     publicLimit: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
     signInLimit: config.RATE_LIMIT_SIGN_IN_PER_MINUTE,
   });
-  const sessionChain = [requireTenantSession(deps.pool), limits.perTenant, forbidViewerWrites()];
+  const sessions = new SessionCache(deps.pool, config.SESSION_CACHE_TTL_MS, deps.logger);
+  const sessionChain = [
+    requireTenantSession(deps.pool, sessions),
+    limits.perTenant,
+    forbidViewerWrites(),
+  ];
   const guards: Record<ProxyRoute['auth'], RequestHandler[]> = {
     session: sessionChain,
     public: [limits.perIpPublic],
@@ -71,8 +77,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
           services: upstreams,
         }),
       );
-      app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
-      app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(
+        '/api/auth/members',
+        memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes, sessions),
+      );
+      app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes, sessions));
       app.use(
         '/api/auth',
         authRoutes({
@@ -84,6 +93,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
           sessionTtlSeconds: config.SESSION_TTL_SECONDS,
           bodyLimitBytes: deps.bodyLimitBytes,
           signInRateLimit: limits.perIpSignIn,
+          sessionCache: sessions,
         }),
       );
       for (const route of PROXY_TABLE) {

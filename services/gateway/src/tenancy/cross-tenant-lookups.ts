@@ -101,6 +101,7 @@ interface SessionRow {
   role: Role;
   status: MembershipStatus;
   joinedAt: Date;
+  sessionExpiresAt: Date;
 }
 
 /**
@@ -114,7 +115,7 @@ interface SessionRow {
 export async function findSessionInOneRoundTrip(
   pool: Pool,
   tokenHash: string,
-): Promise<{ user: SessionUser; memberships: Membership[] } | undefined> {
+): Promise<{ user: SessionUser; memberships: Membership[]; sessionExpiresAt: number } | undefined> {
   if (!TOKEN_HASH.test(tokenHash)) return undefined;
   const client = await pool.connect();
   let results: QueryResult<SessionRow>[];
@@ -122,7 +123,7 @@ export async function findSessionInOneRoundTrip(
     results = (await client.query(
       `BEGIN READ ONLY; SET LOCAL ROLE ${SYSTEM_ROLE};
        SELECT u.id, u.email, u.name, t.id AS "tenantId", t.slug, t.name AS "tenantName", t.plan,
-              tu.role, tu.status, tu.joined_at AS "joinedAt"
+              tu.role, tu.status, tu.joined_at AS "joinedAt", s.expires_at AS "sessionExpiresAt"
          FROM sessions s
          JOIN users u ON u.id = s.user_id
          LEFT JOIN (tenant_users tu JOIN tenants t ON t.id = tu.tenant_id) ON tu.user_id = u.id
@@ -140,6 +141,7 @@ export async function findSessionInOneRoundTrip(
   const { id, email, name } = rows[0];
   return {
     user: { id, email, name },
+    sessionExpiresAt: rows[0].sessionExpiresAt.getTime(),
     memberships: rows
       .filter((row) => row.tenantId !== null)
       .map((row) => ({

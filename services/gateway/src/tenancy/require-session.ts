@@ -11,6 +11,7 @@ import {
   type Membership,
   type SessionUser,
 } from './cross-tenant-lookups';
+import type { SessionCache } from './session-cache';
 import { selectTenant } from './select-tenant';
 
 declare module 'http' {
@@ -49,12 +50,18 @@ export function tenantRequestOf(req: Request) {
  * Every Session route: a session (else 401 `Unauthorized`), then an active membership chosen
  * by the SPEC.md selection order (else 403 `No active tenant membership` / `TENANT_ACCESS_DENIED`).
  * On success `req.identity` holds user, tenant and role for the signed header to the service.
+ * With a cache, a session resolved in the last SESSION_CACHE_TTL_MS is reused (see
+ * session-cache.ts for how sign-out and membership changes reach every replica).
  */
-export function requireTenantSession(pool: Pool): RequestHandler {
+export function requireTenantSession(pool: Pool, cache?: SessionCache): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     (async () => {
       const tokenHash = sessionTokenHash(req);
-      const session = tokenHash ? await findSessionInOneRoundTrip(pool, tokenHash) : undefined;
+      let session = tokenHash ? cache?.get(tokenHash) : undefined;
+      if (!session && tokenHash) {
+        session = await findSessionInOneRoundTrip(pool, tokenHash);
+        if (session) cache?.set(tokenHash, session);
+      }
       if (!session) throw errors.unauthorized('Sign in to continue');
       const { user } = session;
       req.sessionUser = user;
