@@ -96,13 +96,20 @@ export function createApp(deps: AppDeps, config: Config): Express {
           sessionCache: sessions,
         }),
       );
-      for (const route of PROXY_TABLE) {
-        const forward = Router().use(...guards[route.auth], proxies[route.service]);
-        // Mounted at the root (not at the prefix) so the service sees the full original path.
-        app.use((req, res, next) =>
-          routeFor(req.path) === route ? forward(req, res, next) : next(),
-        );
-      }
+      const forwards = new Map(
+        PROXY_TABLE.map((route) => [
+          route,
+          Router().use(...guards[route.auth], proxies[route.service]),
+        ]),
+      );
+      // Mounted at the root (not at the prefix) so the service sees the full original path; the
+      // route is looked up once per request, not once per table entry.
+      app.use((req, res, next) => {
+        const route = routeFor(req.path);
+        const forward = route && forwards.get(route);
+        if (forward) forward(req, res, next);
+        else next();
+      });
     },
   });
 }

@@ -59,8 +59,9 @@ export function requireTenantSession(pool: Pool, cache?: SessionCache): RequestH
       const tokenHash = sessionTokenHash(req);
       let session = tokenHash ? cache?.get(tokenHash) : undefined;
       if (!session && tokenHash) {
+        const readIn = cache?.begin() ?? 0;
         session = await findSessionInOneRoundTrip(pool, tokenHash);
-        if (session) cache?.set(tokenHash, session);
+        if (session) cache?.set(tokenHash, session, readIn);
       }
       if (!session) throw errors.unauthorized('Sign in to continue');
       const { user } = session;

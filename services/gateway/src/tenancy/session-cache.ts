@@ -46,6 +46,11 @@ export class SessionCache {
   private client?: Client;
   private retry?: NodeJS.Timeout;
   private closed = false;
+  /**
+   * Bumped by every drop: a session read from the database while a change was being dropped
+   * may hold the rows from before it, so set() keeps only what was read in one generation.
+   */
+  private generation = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -75,8 +80,13 @@ export class SessionCache {
     return entry.session;
   }
 
-  set(tokenHash: string, session: CachedSession): void {
-    if (!this.listening) return;
+  /** Call before reading a session from the database; pass the result to set(). */
+  begin(): number {
+    return this.generation;
+  }
+
+  set(tokenHash: string, session: CachedSession, readIn: number): void {
+    if (!this.listening || readIn !== this.generation) return;
     if (this.entries.size >= 100_000) this.entries.clear();
     const until = Math.min(Date.now() + this.ttlMs, session.sessionExpiresAt);
     this.entries.set(tokenHash, { session, until });
@@ -84,6 +94,7 @@ export class SessionCache {
 
   /** Drops the entries a change names (also called locally, before the response is sent). */
   drop(change: SessionChange): void {
+    this.generation += 1;
     if ('token' in change) {
       this.entries.delete(change.token);
       return;
@@ -100,6 +111,7 @@ export class SessionCache {
   private lost(error?: unknown): void {
     if (error) this.logger.warn({ err: error }, 'session cache: LISTEN connection lost');
     this.listening = false;
+    this.generation += 1;
     this.entries.clear();
     const client = this.client;
     this.client = undefined;
@@ -127,6 +139,7 @@ export class SessionCache {
       try {
         this.drop(JSON.parse(message.payload ?? '') as SessionChange);
       } catch {
+        this.generation += 1;
         this.entries.clear();
       }
     });
@@ -141,6 +154,7 @@ export class SessionCache {
         void client.end().catch(() => undefined);
         return;
       }
+      this.generation += 1;
       this.entries.clear();
       this.listening = true;
     } catch (error) {
