@@ -14,6 +14,7 @@ import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { requireTenantSession } from './tenancy/require-session';
+import { SessionCache } from './tenancy/session-cache';
 
 /**
  * The only public entry (:8080): sign-in and tenant resolution of its own, the public health
@@ -36,7 +37,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
     publicLimit: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
     signInLimit: config.RATE_LIMIT_SIGN_IN_PER_MINUTE,
   });
-  const sessionChain = [requireTenantSession(deps.db), limits.perTenant, forbidViewerWrites()];
+  const sessions = new SessionCache(deps.pool, config.SESSION_CACHE_TTL_MS, deps.logger);
+  const sessionChain = [
+    requireTenantSession(deps.pool, sessions),
+    limits.perTenant,
+    forbidViewerWrites(),
+  ];
   const guards: Record<ProxyRoute['auth'], RequestHandler[]> = {
     session: sessionChain,
     public: [limits.perIpPublic],
@@ -73,8 +79,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
         }),
       );
       app.use(apiDocsRoutes(config, limits.perIpPublic));
-      app.use('/api/auth/members', memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes));
-      app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(
+        '/api/auth/members',
+        memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes, sessions),
+      );
+      app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes, sessions));
       app.use(
         '/api/auth',
         authRoutes({
@@ -86,15 +95,23 @@ export function createApp(deps: AppDeps, config: Config): Express {
           sessionTtlSeconds: config.SESSION_TTL_SECONDS,
           bodyLimitBytes: deps.bodyLimitBytes,
           signInRateLimit: limits.perIpSignIn,
+          sessionCache: sessions,
         }),
       );
-      for (const route of PROXY_TABLE) {
-        const forward = Router().use(...guards[route.auth], proxies[route.service]);
-        // Mounted at the root (not at the prefix) so the service sees the full original path.
-        app.use((req, res, next) =>
-          routeFor(req.path) === route ? forward(req, res, next) : next(),
-        );
-      }
+      const forwards = new Map(
+        PROXY_TABLE.map((route) => [
+          route,
+          Router().use(...guards[route.auth], proxies[route.service]),
+        ]),
+      );
+      // Mounted at the root (not at the prefix) so the service sees the full original path; the
+      // route is looked up once per request, not once per table entry.
+      app.use((req, res, next) => {
+        const route = routeFor(req.path);
+        const forward = route && forwards.get(route);
+        if (forward) forward(req, res, next);
+        else next();
+      });
     },
   });
 }

@@ -53,6 +53,11 @@ export const configSchema = serviceEnv.extend({
   /** The address users reach the gateway at; https makes the session cookie Secure. */
   PUBLIC_BASE_URL: httpUrl('http://localhost:8080'),
   SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
+  /**
+   * How long a replica may reuse a resolved session (user + memberships) in memory; sign-out and
+   * membership changes drop it on every replica at once (LISTEN/NOTIFY). 0 turns the cache off.
+   */
+  SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(2000),
   CRM_API_URL: httpUrl('http://127.0.0.1:4001'),
   WEBHOOK_INGEST_URL: httpUrl('http://127.0.0.1:4002'),
   AUTOMATION_URL: httpUrl('http://127.0.0.1:4003'),

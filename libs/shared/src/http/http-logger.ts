@@ -1,7 +1,8 @@
 import { trace } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+// Types only: pino-http's declaration of `req.id` (set by requestId()); its middleware is not used.
+import type {} from 'pino-http';
 
 // Query parameters that carry credentials (e.g. the messaging handshake's `hub.verify_token`,
 // OAuth `code`s, `?api_key=`): their values never reach a log line.
@@ -29,39 +30,61 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${query}`;
 }
 
+type LogLevel = 'info' | 'warn' | 'error';
+
 /**
  * One JSON log line per request with request id, tenant id and trace id. Bodies are never
  * logged; credential headers are redacted by the logger itself (see logger/).
+ *
+ * The line has the fields pino-http wrote (`req` {method, url, headers}, `res` {statusCode},
+ * `responseTime`, `requestId`, `traceId`, `tenantId`, `err` on failures; messages `request
+ * completed` / `request aborted` / `request errored`), but no child logger is built per request:
+ * the process's one logger (one redaction setup) writes the line when the response is done, and
+ * nothing is built at all when the line's level is off (e.g. `LOG_LEVEL=warn` and a 2xx).
  */
 export function httpLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    genReqId: (req) => req.id,
-    // customProps are bound when the request starts and re-bound at the end when they changed,
-    // which repeats every key (a JSON line with `requestId` twice). So they hold only what is
-    // known from the start; the tenant, known once requireIdentity() ran, joins the end line.
-    customProps: (req) => ({
-      requestId: req.id,
-      traceId: trace.getActiveSpan()?.spanContext().traceId,
-    }),
-    customSuccessObject: (req, _res, value: object) => ({
-      ...value,
-      tenantId: req.identity?.tenantId,
-    }),
-    customErrorObject: (req, _res, _err, value: object) => ({
-      ...value,
-      tenantId: req.identity?.tenantId,
-    }),
-    autoLogging: { ignore: (req) => req.url === '/health' },
-    customLogLevel: (_req, res, err) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    serializers: {
-      req: (req: { method: string; url: string; headers: Record<string, unknown> }) => ({
-        method: req.method,
-        url: redactUrl(req.url),
-        headers: req.headers,
-      }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
+  return (req, res, next) => {
+    if (req.url === '/health') {
+      next();
+      return;
+    }
+    const started = Date.now();
+    const traceId = trace.getActiveSpan()?.spanContext().traceId;
+    let done = false;
+    const onDone = (err?: unknown) => {
+      if (done) return;
+      done = true;
+      res.removeListener('close', onDone);
+      res.removeListener('finish', onDone);
+      res.removeListener('error', onDone);
+      const failed = err !== undefined || res.statusCode >= 500;
+      const level: LogLevel = failed ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const line: Record<string, unknown> = {
+        requestId: req.id,
+        traceId,
+        req: {
+          method: req.method,
+          url: redactUrl(req.originalUrl ?? req.url),
+          headers: req.headers,
+        },
+        res: { statusCode: res.statusCode },
+        responseTime: Date.now() - started,
+        tenantId: req.identity?.tenantId,
+      };
+      if (failed) {
+        line.err = err ?? new Error(`failed with status code ${res.statusCode}`);
+        logger[level](line, 'request errored');
+        return;
+      }
+      logger[level](
+        line,
+        !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted',
+      );
+    };
+    res.on('close', onDone);
+    res.on('finish', onDone);
+    res.on('error', onDone);
+    next();
+  };
 }

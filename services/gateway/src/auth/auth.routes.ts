@@ -10,6 +10,7 @@ import {
 } from '../tenancy/cross-tenant-lookups';
 import { authenticate, tenantRequestOf } from '../tenancy/require-session';
 import { selectTenant } from '../tenancy/select-tenant';
+import type { SessionCache } from '../tenancy/session-cache';
 import { signUp } from './accounts';
 import { activeTenantSchema, signInSchema, signUpSchema } from './auth.schema';
 import {
@@ -20,7 +21,7 @@ import {
   TENANT_COOKIE,
   type CookiePolicy,
 } from './cookies';
-import { createSession, deleteSession } from './sessions';
+import { createSession, deleteSession, hashSessionToken } from './sessions';
 import { invitationView, membershipView } from './views';
 
 export interface AuthRoutesOptions {
@@ -30,6 +31,8 @@ export interface AuthRoutesOptions {
   bodyLimitBytes: number;
   /** Brute-force guard on sign-in and sign-up (per client IP). */
   signInRateLimit: RequestHandler;
+  /** The Session routes' cache: sign-out drops the session here before answering. */
+  sessionCache?: SessionCache;
 }
 
 /**
@@ -75,7 +78,11 @@ export function authRoutes(options: AuthRoutesOptions): Router {
 
   router.post('/sign-out', async (req, res) => {
     const token = readCookie(req, SESSION_COOKIE);
-    if (token) await deleteSession(db, token);
+    if (token) {
+      await deleteSession(db, token);
+      // Other replicas drop it on the NOTIFY sent with the delete; this one at once.
+      options.sessionCache?.drop({ token: hashSessionToken(token) });
+    }
     clearCookie(res, cookies, SESSION_COOKIE);
     clearCookie(res, cookies, TENANT_COOKIE);
     sendSuccess(res, { signedOut: true }, { message: 'Signed out' });

@@ -1,6 +1,7 @@
 import { randomToken, sha256Hex } from '@crm/shared/crypto';
 import { withSystemScope, type Database } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
+import { notifySessionChange } from '../tenancy/session-cache';
 
 /**
  * Server-side sessions: the client holds a random 256-bit token in an HttpOnly cookie; the
@@ -27,9 +28,12 @@ export async function createSession(
 
 /** Revokes one session (sign-out). */
 export async function deleteSession(db: Kysely<Database>, token: string): Promise<void> {
-  await withSystemScope(db, (trx) =>
-    trx.deleteFrom('sessions').where('token_hash', '=', sha256Hex(token)).execute(),
-  );
+  const tokenHash = sha256Hex(token);
+  await withSystemScope(db, async (trx) => {
+    await trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
+    // Every gateway replica drops its cached copy of this session once this commits.
+    await notifySessionChange(trx, { token: tokenHash });
+  });
 }
 
 export function hashSessionToken(token: string): string {

@@ -1,4 +1,5 @@
 import type { Trx } from '@crm/shared/db';
+import { notifySessionChange } from '../tenancy/session-cache';
 import { sql } from 'kysely';
 import { MEMBERSHIP_COLUMNS, type Membership } from '../tenancy/cross-tenant-lookups';
 
@@ -30,6 +31,8 @@ export async function insertActiveMembership(
     .onConflict((oc) => oc.columns(['tenant_id', 'user_id']).doNothing())
     .returning('user_id')
     .executeTakeFirst();
+  // Every gateway replica drops this user's cached memberships once this commits.
+  if (joined) await notifySessionChange(trx, { user: userId });
   return joined !== undefined;
 }
 

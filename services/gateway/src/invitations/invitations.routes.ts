@@ -1,4 +1,5 @@
 import type { Database } from '@crm/shared/db';
+import type { SessionCache } from '../tenancy/session-cache';
 import { jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
@@ -13,7 +14,11 @@ import { invitationIdSchema } from './invitations.schema';
  * A session is enough (no tenant is selected): a user whose only membership is disabled, or
  * who has just signed up, can still see and answer what they were invited to.
  */
-export function invitationRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+export function invitationRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  sessionCache?: SessionCache,
+): Router {
   const router = Router();
   router.use(jsonBody(bodyLimitBytes));
 
@@ -27,6 +32,7 @@ export function invitationRoutes(db: Kysely<Database>, bodyLimitBytes: number): 
     const user = await authenticate(db, req);
     const invitationId = validate(invitationIdSchema, req.params.invitationId, 'invitation id');
     const membership = await acceptInvitation(db, user, invitationId);
+    sessionCache?.drop({ user: user.id });
     sendSuccess(
       res,
       { membership: membershipView(membership) },

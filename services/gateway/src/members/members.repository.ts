@@ -1,4 +1,5 @@
 import type { Trx } from '@crm/shared/db';
+import { notifySessionChange } from '../tenancy/session-cache';
 import type { Role } from '@crm/shared/identity';
 import { sql } from 'kysely';
 import type { MemberAdd, MemberChange } from './members.schema';
@@ -161,4 +162,6 @@ export async function updateMembership(
     .where('tenant_id', '=', tenantId)
     .where('user_id', '=', userId)
     .execute();
+  // Every gateway replica drops this user's cached memberships once this commits.
+  await notifySessionChange(trx, { user: userId });
 }

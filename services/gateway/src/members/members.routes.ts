@@ -1,5 +1,6 @@
 import { withTenant, type Database, type Trx } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import type { SessionCache } from '../tenancy/session-cache';
 import { identityOf, requireRole, type Role } from '@crm/shared/identity';
 import { Router, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
@@ -64,6 +65,7 @@ export function memberRoutes(
   db: Kysely<Database>,
   sessionChain: RequestHandler[],
   bodyLimitBytes: number,
+  sessionCache?: SessionCache,
 ): Router {
   const router = Router();
   router.use(...sessionChain, requireRole(...MANAGERS), jsonBody(bodyLimitBytes));
@@ -144,6 +146,8 @@ export function memberRoutes(
       await updateMembership(trx, tenantId, userId, change);
       return findMember(trx, tenantId, userId);
     });
+    // Other replicas drop it on the NOTIFY sent with the change; this one at once.
+    sessionCache?.drop({ user: userId });
     sendSuccess(res, { member }, { message: 'Member updated' });
   });
 

@@ -16,16 +16,17 @@ export interface RateLimitOptions {
 
 /**
  * One limiter per (purpose, limit): counters live in Postgres (table rate_limits), so every
- * gateway replica counts against the same limit. Should Postgres fail, an in-memory limiter of
+ * gateway replica counts against the same limit; each replica takes points in leases (above)
+ * so a request does not cost a round trip. Should Postgres fail, an in-memory limiter of
  * the same size stands in (per replica) rather than letting everything through.
  */
 function limiterFactory(pool: Pool) {
-  const cache = new Map<string, RateLimiterPostgres>();
+  const cache = new Map<string, (key: string) => Promise<LimitState>>();
   return (purpose: string, points: number) => {
     const key = `${purpose}:${points}`;
-    let limiter = cache.get(key);
-    if (!limiter) {
-      limiter = new RateLimiterPostgres({
+    let take = cache.get(key);
+    if (!take) {
+      const limiter = new RateLimiterPostgres({
         storeClient: pool,
         storeType: 'pool',
         tableName: 'rate_limits',
@@ -39,13 +40,99 @@ function limiterFactory(pool: Pool) {
           duration: WINDOW_SECONDS,
         }),
       });
-      cache.set(key, limiter);
+      take = leasedLimiter(limiter, points);
+      cache.set(key, take);
     }
-    return limiter;
+    return take;
   };
 }
 
-function setHeaders(res: Response, limit: number, state: RateLimiterRes): void {
+/**
+ * The share of a limit a replica takes from the shared counter in one round trip (a lease),
+ * then hands out in memory: e.g. 50 of a 1,000/minute limit. Limits under 40 lease one point at
+ * a time (every request counted in Postgres, exact), and so does every request once the shared
+ * counter has fewer than two leases left. A lease ends with its window.
+ *
+ * Tolerance: never more than the limit is admitted across replicas (every point handed out was
+ * first counted in Postgres); a client may be refused early by up to the points still unused
+ * in other replicas' leases, at most (replicas - 1) x 5% of the limit per window.
+ */
+export const LEASE_SHARE = 0.05;
+
+interface Lease {
+  /** The shared counter after this lease was taken (this lease's points included). */
+  consumed: number;
+  /** Points of this lease not yet handed out. */
+  left: number;
+  /** Epoch ms at which the shared window (and this lease) ends. */
+  resetAt: number;
+  /** A lease being taken for this key right now (concurrent requests wait for it). */
+  pending?: Promise<unknown>;
+}
+
+export interface LimitState {
+  remainingPoints: number;
+  msBeforeNext: number;
+}
+
+/** Takes one point of `points` for `key`, from a lease in memory when one has points left. */
+function leasedLimiter(limiter: RateLimiterPostgres, points: number) {
+  const leases = new Map<string, Lease>();
+  const fullLease = Math.max(1, Math.floor(points * LEASE_SHARE));
+
+  const fromLease = (lease: Lease, now: number): LimitState => {
+    lease.left -= 1;
+    return {
+      remainingPoints: Math.max(0, points - (lease.consumed - lease.left)),
+      msBeforeNext: lease.resetAt - now,
+    };
+  };
+
+  return async function take(key: string): Promise<LimitState> {
+    for (;;) {
+      const now = Date.now();
+      const current = leases.get(key);
+      if (current && current.resetAt <= now && !current.pending) leases.delete(key);
+      const lease = leases.get(key);
+      if (lease && lease.left > 0 && lease.resetAt > now) return fromLease(lease, now);
+      if (lease?.pending) {
+        await lease.pending.catch(() => undefined);
+        continue;
+      }
+      const known = lease ? points - lease.consumed : points;
+      const size = known >= 2 * fullLease ? fullLease : 1;
+      const placeholder: Lease = lease ?? { consumed: 0, left: 0, resetAt: 0 };
+      const taking = limiter.consume(key, size);
+      placeholder.pending = taking;
+      leases.set(key, placeholder);
+      try {
+        const res = await taking;
+        const taken: Lease = {
+          consumed: res.consumedPoints,
+          left: size,
+          resetAt: Date.now() + res.msBeforeNext,
+        };
+        leases.set(key, taken);
+        return fromLease(taken, Date.now());
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) {
+          leases.set(key, {
+            consumed: rejection.consumedPoints,
+            left: 0,
+            resetAt: Date.now() + rejection.msBeforeNext,
+          });
+        } else {
+          leases.delete(key);
+        }
+        throw rejection;
+      } finally {
+        delete placeholder.pending;
+      }
+    }
+  };
+}
+
+function setHeaders(res: Response, limit: number, state: LimitState): void {
   res.setHeader('X-RateLimit-Limit', String(limit));
   res.setHeader('X-RateLimit-Remaining', String(state.remainingPoints));
   // Unix time (seconds) at which the window resets.
@@ -69,7 +156,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     async (req, res, next) => {
       const { key, points } = keyOf(req);
       try {
-        const state = await limiterFor(purpose, points).consume(key);
+        const state = await limiterFor(purpose, points)(key);
         setHeaders(res, points, state);
         next();
       } catch (rejection) {

@@ -3,9 +3,16 @@
  * tenant is chosen. Each runs in the system scope and returns only what it resolves; nothing
  * else in the gateway reads outside a tenant scope.
  */
-import { withSystemScope, type Database, type MembershipStatus, type Trx } from '@crm/shared/db';
+import {
+  SYSTEM_ROLE,
+  withSystemScope,
+  type Database,
+  type MembershipStatus,
+  type Trx,
+} from '@crm/shared/db';
 import type { Role } from '@crm/shared/identity';
 import { sql, type Kysely } from 'kysely';
+import type { Pool, QueryResult } from 'pg';
 
 export interface SessionUser {
   id: string;
@@ -79,6 +86,74 @@ export function findSessionWithMemberships(
     if (!user) return undefined;
     return { user, memberships: await membershipsQuery(trx, user.id).execute() };
   });
+}
+
+const TOKEN_HASH = /^[0-9a-f]{64}$/;
+
+interface SessionRow {
+  id: string;
+  email: string;
+  name: string | null;
+  tenantId: string | null;
+  slug: string;
+  tenantName: string;
+  plan: string;
+  role: Role;
+  status: MembershipStatus;
+  joinedAt: Date;
+  sessionExpiresAt: Date;
+}
+
+/**
+ * findSessionWithMemberships() in ONE round trip: the same system-scope transaction and the same
+ * rows (unexpired session, its user, every membership most recently joined first), sent as one
+ * simple-protocol query string (BEGIN; SET LOCAL ROLE; SELECT; COMMIT) instead of five
+ * statements one after another. The only value in it is the token hash, a SHA-256 hex digest
+ * checked against /^[0-9a-f]{64}$/ before it is written into the text (anything else is no
+ * session). A failed query destroys the connection rather than return it mid-transaction.
+ */
+export async function findSessionInOneRoundTrip(
+  pool: Pool,
+  tokenHash: string,
+): Promise<{ user: SessionUser; memberships: Membership[]; sessionExpiresAt: number } | undefined> {
+  if (!TOKEN_HASH.test(tokenHash)) return undefined;
+  const client = await pool.connect();
+  let results: QueryResult<SessionRow>[];
+  try {
+    results = (await client.query(
+      `BEGIN READ ONLY; SET LOCAL ROLE ${SYSTEM_ROLE};
+       SELECT u.id, u.email, u.name, t.id AS "tenantId", t.slug, t.name AS "tenantName", t.plan,
+              tu.role, tu.status, tu.joined_at AS "joinedAt", s.expires_at AS "sessionExpiresAt"
+         FROM sessions s
+         JOIN users u ON u.id = s.user_id
+         LEFT JOIN (tenant_users tu JOIN tenants t ON t.id = tu.tenant_id) ON tu.user_id = u.id
+        WHERE s.token_hash = '${tokenHash}' AND s.expires_at > now()
+        ORDER BY tu.joined_at DESC, t.id;
+       COMMIT`,
+    )) as unknown as QueryResult<SessionRow>[];
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+  client.release();
+  const rows = results[2].rows;
+  if (rows.length === 0) return undefined;
+  const { id, email, name } = rows[0];
+  return {
+    user: { id, email, name },
+    sessionExpiresAt: rows[0].sessionExpiresAt.getTime(),
+    memberships: rows
+      .filter((row) => row.tenantId !== null)
+      .map((row) => ({
+        tenantId: row.tenantId as string,
+        slug: row.slug,
+        name: row.tenantName,
+        plan: row.plan,
+        role: row.role,
+        status: row.status,
+        joinedAt: row.joinedAt,
+      })),
+  };
 }
 
 export interface Credentials {

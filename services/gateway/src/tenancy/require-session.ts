@@ -2,14 +2,16 @@ import type { Database } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from '../auth/cookies';
 import { hashSessionToken } from '../auth/sessions';
 import {
   findSessionUser,
-  findSessionWithMemberships,
+  findSessionInOneRoundTrip,
   type Membership,
   type SessionUser,
 } from './cross-tenant-lookups';
+import type { SessionCache } from './session-cache';
 import { selectTenant } from './select-tenant';
 
 declare module 'http' {
@@ -48,12 +50,19 @@ export function tenantRequestOf(req: Request) {
  * Every Session route: a session (else 401 `Unauthorized`), then an active membership chosen
  * by the SPEC.md selection order (else 403 `No active tenant membership` / `TENANT_ACCESS_DENIED`).
  * On success `req.identity` holds user, tenant and role for the signed header to the service.
+ * With a cache, a session resolved in the last SESSION_CACHE_TTL_MS is reused (see
+ * session-cache.ts for how sign-out and membership changes reach every replica).
  */
-export function requireTenantSession(db: Kysely<Database>): RequestHandler {
+export function requireTenantSession(pool: Pool, cache?: SessionCache): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     (async () => {
       const tokenHash = sessionTokenHash(req);
-      const session = tokenHash ? await findSessionWithMemberships(db, tokenHash) : undefined;
+      let session = tokenHash ? cache?.get(tokenHash) : undefined;
+      if (!session && tokenHash) {
+        const readIn = cache?.begin() ?? 0;
+        session = await findSessionInOneRoundTrip(pool, tokenHash);
+        if (session) cache?.set(tokenHash, session, readIn);
+      }
       if (!session) throw errors.unauthorized('Sign in to continue');
       const { user } = session;
       req.sessionUser = user;
