@@ -282,7 +282,12 @@ export class NatsBus implements EventBus {
 
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    if (!this.nc.isClosed()) await this.nc.drain();
+    if (this.nc.isClosed()) return;
+    // Draining needs the server: while the client is reconnecting (the server gone) it would
+    // wait on a connection that may never come back and leave its reconnect timer running, so
+    // a disconnected bus is closed outright (its unacked deliveries are redelivered anyway).
+    if (this.isConnected()) await this.nc.drain();
+    else await this.nc.close();
   }
 }
 

@@ -20,6 +20,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
 
   const open = () =>
     new Promise<void>((resolve, reject) => {
+      // Already accepting: opening again would lose the listening server (and keep the test
+      // process alive), since the second listen on the same port fails.
+      if (server) return resolve();
       server = createServer((client) => {
         const upstream = connect(targetPort, targetHost);
         for (const s of [client, upstream]) {
@@ -33,7 +36,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         client.pipe(upstream);
         upstream.pipe(client);
       });
-      server.once('error', reject);
+      server.once('error', (err) => {
+        server = undefined;
+        reject(err);
+      });
       server.listen(port, '127.0.0.1', () => {
         const address = server?.address();
         if (typeof address === 'object' && address) port = address.port;
