@@ -11,3 +11,4 @@ export {
   SVC_TIMESTAMP_HEADER,
   type SvcSignatureHeaders,
 } from './svc-signature';
+export { createPurposeSecretBox, type SecretBox } from './secret-box';
