@@ -55,9 +55,12 @@ function limiterFactory(pool: Pool) {
  *
  * Tolerance: never more than the limit is admitted across replicas (every point handed out was
  * first counted in Postgres); a client may be refused early by up to the points still unused
- * in other replicas' leases, at most (replicas - 1) x 5% of the limit per window.
+ * in other replicas' leases, at most (replicas - 1) x min(5% of the limit, 50) per window. The
+ * cap keeps a large limit from being parcelled out to the first 20 replicas that see a key
+ * (seen with a 100,000/minute limit and dozens of gateways on one database: the 21st got 429).
  */
 export const LEASE_SHARE = 0.05;
+export const MAX_LEASE = 50;
 
 interface Lease {
   /** The shared counter after this lease was taken (this lease's points included). */
@@ -78,7 +81,7 @@ export interface LimitState {
 /** Takes one point of `points` for `key`, from a lease in memory when one has points left. */
 function leasedLimiter(limiter: RateLimiterPostgres, points: number) {
   const leases = new Map<string, Lease>();
-  const fullLease = Math.max(1, Math.floor(points * LEASE_SHARE));
+  const fullLease = Math.max(1, Math.min(MAX_LEASE, Math.floor(points * LEASE_SHARE)));
 
   const fromLease = (lease: Lease, now: number): LimitState => {
     lease.left -= 1;
