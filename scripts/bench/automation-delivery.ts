@@ -1,20 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../libs/shared/src/config';
-import { hashPassword } from '../../libs/shared/src/crypto';
 import { withSystemScope, type Db } from '../../libs/shared/src/db';
 import { InProcessBus, NatsBus, OutboxRelay, type EventBus } from '../../libs/shared/src/events';
 import { silentLogger } from '../../libs/shared/src/logger';
-import {
-  closeServer,
-  listen,
-  startWorkers,
-  stopWorkers,
-  type AppDeps,
-} from '../../libs/shared/src/service';
+import { closeServer, listen, startWorkers, stopWorkers } from '../../libs/shared/src/service';
 import { service as automation } from '../../services/automation/src/main';
 import { service as crmApi } from '../../services/crm-api/src/main';
 import { service as gateway } from '../../services/gateway/src/main';
+import { benchDeps, benchSession } from './bench-deps';
 
 interface Result {
   name: string;
@@ -78,16 +72,7 @@ export async function automationDelivery(
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-  const deps: AppDeps = {
-    logger: silentLogger(),
-    db: database.db,
-    pool: database.pool,
-    pingDatabase: database.ping,
-    bus,
-    version: 'bench',
-    internalTokenSecret: 'bench-internal-token-secret-0123456789',
-    bodyLimitBytes: 1_048_576,
-  };
+  const deps = benchDeps(database, bus);
   const crmConfig = loadConfig('crm-api', crmApi.configSchema, {});
   const autoConfig = loadConfig('automation', automation.configSchema, {
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -121,24 +106,7 @@ export async function automationDelivery(
   const gwUrl = url(gw);
   const results: Result[] = [];
   try {
-    const email = `bench-auto-${process.pid}@example.test`;
-    await withSystemScope(database.db, async (trx) => {
-      const user = await trx
-        .insertInto('users')
-        .values({ email, name: 'bench', password_hash: await hashPassword('bench-password') })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('tenant_users')
-        .values({ tenant_id: tenantId, user_id: user.id, role: 'owner', status: 'active' })
-        .execute();
-    });
-    const signIn = await fetch(`${gwUrl}/api/auth/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password: 'bench-password' }),
-    });
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+    const cookie = await benchSession(database, tenantId, gwUrl, 'bench-auto');
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${gwUrl}${path}`, {
         method: 'POST',

@@ -1,12 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../libs/shared/src/config';
-import { hashPassword } from '../../libs/shared/src/crypto';
-import { withSystemScope, type Db } from '../../libs/shared/src/db';
-import { InProcessBus } from '../../libs/shared/src/events';
-import { silentLogger } from '../../libs/shared/src/logger';
-import { closeServer, listen, type AppDeps } from '../../libs/shared/src/service';
+import type { Db } from '../../libs/shared/src/db';
+import { closeServer, listen } from '../../libs/shared/src/service';
 import { service as crmApi } from '../../services/crm-api/src/main';
 import { service as gateway } from '../../services/gateway/src/main';
+import { benchDeps, benchSession } from './bench-deps';
 
 /**
  * A signed-in Session request through the gateway to crm-api over real HTTP: session lookup,
@@ -14,16 +12,7 @@ import { service as gateway } from '../../services/gateway/src/main';
  * service. Returns a function that makes one such request.
  */
 export async function gatewayRoundTrip(database: Db, tenantId: string) {
-  const deps: AppDeps = {
-    logger: silentLogger(),
-    db: database.db,
-    pool: database.pool,
-    pingDatabase: database.ping,
-    bus: new InProcessBus({ logger: silentLogger() }),
-    version: 'bench',
-    internalTokenSecret: 'bench-internal-token-secret-0123456789',
-    bodyLimitBytes: 1_048_576,
-  };
+  const deps = benchDeps(database);
   const crm = await listen(
     crmApi.createApp(deps, loadConfig('crm-api', crmApi.configSchema, {})),
     0,
@@ -42,24 +31,7 @@ export async function gatewayRoundTrip(database: Db, tenantId: string) {
     '127.0.0.1',
   );
   const gwUrl = `http://127.0.0.1:${(gw.address() as AddressInfo).port}`;
-  const email = `bench-${process.pid}@example.test`;
-  await withSystemScope(database.db, async (trx) => {
-    const user = await trx
-      .insertInto('users')
-      .values({ email, name: 'bench', password_hash: await hashPassword('bench-password') })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('tenant_users')
-      .values({ tenant_id: tenantId, user_id: user.id, role: 'owner', status: 'active' })
-      .execute();
-  });
-  const signIn = await fetch(`${gwUrl}/api/auth/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: 'bench-password' }),
-  });
-  const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+  const cookie = await benchSession(database, tenantId, gwUrl, 'bench');
   return {
     request: async () => {
       const res = await fetch(`${gwUrl}/api/crm/deals`, { headers: { cookie } });

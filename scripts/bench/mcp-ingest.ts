@@ -3,28 +3,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../../libs/shared/src/config';
 import { withSystemScope, type Db } from '../../libs/shared/src/db';
-import { InProcessBus } from '../../libs/shared/src/events';
-import { silentLogger } from '../../libs/shared/src/logger';
-import { closeServer, listen, type AppDeps } from '../../libs/shared/src/service';
+import { closeServer, listen } from '../../libs/shared/src/service';
 import { service as gateway } from '../../services/gateway/src/main';
 import { generateKey } from '../../services/mcp-ingest/src/keys/api-key';
 import { service as mcpService } from '../../services/mcp-ingest/src/main';
+import { benchDeps } from './bench-deps';
 
 /**
  * MCP ingest_leads through the gateway with the SDK's own client: returns a function that
  * sends `count` new leads in one tool call.
  */
 export async function mcpIngest(database: Db, tenantId: string) {
-  const deps: AppDeps = {
-    logger: silentLogger(),
-    db: database.db,
-    pool: database.pool,
-    pingDatabase: database.ping,
-    bus: new InProcessBus({ logger: silentLogger() }),
-    version: 'bench',
-    internalTokenSecret: 'bench-internal-token-secret-0123456789',
-    bodyLimitBytes: 1_048_576,
-  };
+  const deps = benchDeps(database);
   const svc = await listen(
     mcpService.createApp(deps, loadConfig('mcp-ingest', mcpService.configSchema, {})),
     0,

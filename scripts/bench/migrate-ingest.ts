@@ -2,11 +2,10 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../libs/shared/src/config';
 import { signSvcRequest } from '../../libs/shared/src/crypto';
 import type { Db } from '../../libs/shared/src/db';
-import { InProcessBus } from '../../libs/shared/src/events';
-import { silentLogger } from '../../libs/shared/src/logger';
-import { closeServer, listen, type AppDeps } from '../../libs/shared/src/service';
+import { closeServer, listen } from '../../libs/shared/src/service';
 import { service as gateway } from '../../services/gateway/src/main';
 import { service as migrate } from '../../services/migrate/src/main';
+import { benchDeps } from './bench-deps';
 
 const SECRET = 'bench-migrate-signing-secret';
 
@@ -15,16 +14,7 @@ const SECRET = 'bench-migrate-signing-secret';
  * returns a function that pushes `count` new leads in one signed request.
  */
 export async function migrateIngest(database: Db, tenantId: string) {
-  const deps: AppDeps = {
-    logger: silentLogger(),
-    db: database.db,
-    pool: database.pool,
-    pingDatabase: database.ping,
-    bus: new InProcessBus({ logger: silentLogger() }),
-    version: 'bench',
-    internalTokenSecret: 'bench-internal-token-secret-0123456789',
-    bodyLimitBytes: 1_048_576,
-  };
+  const deps = benchDeps(database);
   const svc = await listen(
     migrate.createApp(
       deps,
