@@ -48,6 +48,11 @@ export function createDb(options: CreateDbOptions): Db {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      // Kysely ends the pool only if it ran a query itself: a pool used only directly (the
+      // rate limiter's counters, a LISTEN) would stay open, its sockets keeping the process up.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
