@@ -1,12 +1,5 @@
-import { port, serviceEnv } from '@crm/shared/config';
+import { port, positiveInt, serviceEnv } from '@crm/shared/config';
 import { z } from 'zod';
-
-const positiveInt = (fallback: number) =>
-  z.coerce
-    .number({ message: 'expected a positive whole number' })
-    .int({ message: 'expected a positive whole number' })
-    .positive({ message: 'expected a positive whole number' })
-    .default(fallback);
 
 export const configSchema = serviceEnv.extend({
   CRM_API_PORT: port(4001),
