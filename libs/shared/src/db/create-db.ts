@@ -1,5 +1,6 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { Pool, types } from 'pg';
+import { FoldedBeginDialect } from './folded-begin-dialect';
 import type { Database } from './schema';
 
 // bigint (int8) columns arrive as strings by default; counts we read are safely within 2^53.
@@ -41,7 +42,7 @@ export function createDb(options: CreateDbOptions): Db {
   // would emit 'error' with no listener and crash the process; with this one its next query
   // fails instead, and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new FoldedBeginDialect(pool) });
   return {
     db,
     pool,

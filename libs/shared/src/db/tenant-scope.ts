@@ -55,8 +55,10 @@ export async function asTenant<T>(
   tenantId: string,
   fn: (trx: Trx) => Promise<T>,
 ): Promise<T> {
-  await sql`SELECT set_config('app.tenant_id', ${tenantId}, true)`.execute(trx);
-  await sql.raw(`SET LOCAL ROLE ${TENANT_ROLE}`).execute(trx);
+  // One round trip for both: set_config('role', ..., true) is SET LOCAL ROLE.
+  await sql`SELECT set_config('app.tenant_id', ${tenantId}, true), set_config('role', ${TENANT_ROLE}, true)`.execute(
+    trx,
+  );
   const result = await fn(trx);
   await sql.raw(`SET LOCAL ROLE ${SYSTEM_ROLE}`).execute(trx);
   return result;
