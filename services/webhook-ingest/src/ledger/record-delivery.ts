@@ -72,7 +72,7 @@ export class PermanentFailure extends Error {
   }
 }
 
-const MAX_DETAIL = 500;
+export const MAX_DETAIL = 500;
 
 /**
  * Claims the delivery in the `inbound_events` ledger, runs `handle`, and records its outcome,
@@ -152,9 +152,19 @@ function errorMessage(error: unknown): string {
 
 /** INSERT, or re-claim a failed row; undefined when the delivery is already recorded. */
 async function claim(trx: Trx, delivery: Delivery): Promise<string | undefined> {
-  const row = await trx
+  const row = await claimSql(trx, [delivery]).returning('id').executeTakeFirst();
+  return row?.id;
+}
+
+/**
+ * The claim of deliveries (distinct ids): a new one is inserted as `failed` until its outcome
+ * is recorded in the same transaction; a failed one is claimed again (attempts + 1); one
+ * recorded otherwise is left alone and returns no row (a redelivery).
+ */
+export function claimSql(trx: Trx, deliveries: Delivery[]) {
+  return trx
     .insertInto('inbound_events')
-    .values(ledgerValues(delivery, 'failed'))
+    .values(deliveries.map((delivery) => ledgerValues(delivery, 'failed')))
     .onConflict((oc) =>
       oc
         .columns(['provider', 'delivery_id'])
@@ -165,10 +175,7 @@ async function claim(trx: Trx, delivery: Delivery): Promise<string | undefined> 
           received_at: sql`now()`,
         }))
         .where('inbound_events.outcome', '=', 'failed'),
-    )
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id;
+    );
 }
 
 function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {

@@ -1,4 +1,5 @@
 import type { Trx } from '@crm/shared/db';
+import { sql } from 'kysely';
 import { writeEvents } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findNetworkAccounts } from '../../tenancy/cross-tenant-lookups';
@@ -18,6 +19,15 @@ export type NetworkOutcome = Outcome & { counts: NetworkCounts };
 
 interface MatchedActivity extends NetworkActivity {
   accountId: string;
+  /** Which delivery of the group it came in. */
+  delivery: number;
+}
+
+interface Tally {
+  matched: number;
+  unmatched: number;
+  inserted: number;
+  tenants: Set<string>;
 }
 
 /**
@@ -28,80 +38,126 @@ interface MatchedActivity extends NetworkActivity {
  * inserted row gets one `network.activity` event.
  */
 export async function handleNetworkBatch(
-  { trx, asTenant }: DeliveryScope,
+  scope: DeliveryScope,
   batch: ClassifiedBatch,
 ): Promise<NetworkOutcome> {
+  const [outcome] = await handleNetworkBatches(scope, [batch]);
+  return outcome;
+}
+
+/**
+ * handleNetworkBatch for several deliveries in one transaction (group commit): one account
+ * lookup, and per tenant one insert statement of up to INSERT_BATCH_ROWS rows and one outbox
+ * statement, whatever the number of deliveries. Each delivery gets the outcome it would have
+ * got alone, in arrival order (an event two deliveries share counts for the first).
+ */
+export async function handleNetworkBatches(
+  { trx, asTenant }: DeliveryScope,
+  batches: ClassifiedBatch[],
+): Promise<NetworkOutcome[]> {
   const accounts = await findNetworkAccounts(
     trx,
-    batch.activities.map((activity) => activity.externalAccountId),
+    batches.flatMap((batch) => batch.activities.map((activity) => activity.externalAccountId)),
   );
+  const tallies: Tally[] = batches.map((batch) => ({
+    matched: 0,
+    unmatched: batch.withoutAccount,
+    inserted: 0,
+    tenants: new Set(),
+  }));
   const byTenant = new Map<string, MatchedActivity[]>();
-  let unmatched = batch.withoutAccount;
-  let matched = 0;
-  for (const activity of batch.activities) {
-    const account = accounts.get(activity.externalAccountId);
-    if (!account) {
-      unmatched += 1;
-      continue;
+  batches.forEach((batch, delivery) => {
+    const tally = tallies[delivery];
+    for (const activity of batch.activities) {
+      const account = accounts.get(activity.externalAccountId);
+      if (!account) {
+        tally.unmatched += 1;
+        continue;
+      }
+      tally.matched += 1;
+      tally.tenants.add(account.tenantId);
+      const list = byTenant.get(account.tenantId) ?? [];
+      list.push({ ...activity, accountId: account.accountId, delivery });
+      byTenant.set(account.tenantId, list);
     }
-    matched += 1;
-    const list = byTenant.get(account.tenantId) ?? [];
-    list.push({ ...activity, accountId: account.accountId });
-    byTenant.set(account.tenantId, list);
-  }
+  });
 
-  let inserted = 0;
   for (const [tenantId, activities] of byTenant) {
-    inserted += await asTenant(tenantId, (tenantTrx) =>
+    const insertedFor = await asTenant(tenantId, (tenantTrx) =>
       insertActivities(tenantTrx, tenantId, activities),
     );
+    for (const delivery of insertedFor) tallies[delivery].inserted += 1;
   }
+  return batches.map((batch, delivery) => outcomeOf(batch, tallies[delivery]));
+}
 
-  const counts = { inserted, unmatched, unsupported: batch.unsupported };
+function outcomeOf(batch: ClassifiedBatch, tally: Tally): NetworkOutcome {
+  const { inserted, unmatched, matched } = tally;
   return {
-    counts,
+    counts: { inserted, unmatched, unsupported: batch.unsupported },
     outcome: inserted > 0 ? 'processed' : matched === 0 && unmatched > 0 ? 'unmatched' : 'ignored',
     // The ledger row belongs to a tenant only when the whole delivery did.
-    tenantId: byTenant.size === 1 ? [...byTenant.keys()][0] : null,
+    tenantId: tally.tenants.size === 1 ? [...tally.tenants][0] : null,
     detail:
       `inserted ${inserted}, unmatched ${unmatched}, unsupported ${batch.unsupported}` +
       (matched > inserted ? `, already stored ${matched - inserted}` : ''),
   };
 }
 
-/** Inserts one tenant's activities, at most INSERT_BATCH_ROWS per statement; returns rows inserted. */
+interface StoredRow {
+  id: string;
+  account_id: string;
+  external_event_id: string | null;
+  kind: string;
+  event_type: string;
+  occurred_at: string | Date | null;
+}
+
+/**
+ * Inserts one tenant's activities, at most INSERT_BATCH_ROWS per statement, with their events;
+ * returns, per inserted row, the delivery it came in. The rows travel as one JSON document per
+ * statement (the payloads are already JSON text: nothing is serialised twice) and go in in
+ * order; RETURNING yields inserted rows in that order, skipping the ones already stored, which
+ * is how each row is matched to its delivery (checked: a mismatch fails the transaction).
+ */
 async function insertActivities(
   trx: Trx,
   tenantId: string,
   activities: MatchedActivity[],
-): Promise<number> {
+): Promise<number[]> {
   const externalAccountIds = new Map(activities.map((a) => [a.accountId, a.externalAccountId]));
-  const stored = [];
+  const stored: StoredRow[] = [];
+  const deliveries: number[] = [];
   for (let start = 0; start < activities.length; start += INSERT_BATCH_ROWS) {
-    const rows = await trx
-      .insertInto('network_events')
-      .values(
-        activities.slice(start, start + INSERT_BATCH_ROWS).map((activity) => ({
-          tenant_id: tenantId,
-          account_id: activity.accountId,
-          external_event_id: activity.externalEventId,
-          kind: activity.kind,
-          event_type: activity.eventType,
-          actor: activity.actor,
-          occurred_at: activity.occurredAt,
-          payload: activity.payload,
-        })),
-      )
-      // A redelivered event (same partner id for the account) is skipped, also within a batch.
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'external_event_id'])
-          .where('external_event_id', 'is not', null)
-          .doNothing(),
-      )
-      .returning(['id', 'account_id', 'external_event_id', 'kind', 'event_type', 'occurred_at'])
-      .execute();
-    stored.push(...rows);
+    const chunk = activities.slice(start, start + INSERT_BATCH_ROWS);
+    const { rows } = await sql<StoredRow>`
+      INSERT INTO network_events
+             (tenant_id, account_id, external_event_id, kind, event_type, actor, occurred_at, payload)
+      SELECT ${tenantId}::uuid, r.account_id, r.external_event_id, r.kind, r.event_type,
+             r.actor, r.occurred_at, r.payload
+        FROM ROWS FROM (
+               json_to_recordset(${rowsJson(chunk)}::json)
+                 AS (account_id uuid, external_event_id text, kind text, event_type text,
+                     actor jsonb, occurred_at timestamptz, payload jsonb)
+             ) WITH ORDINALITY
+             AS r(account_id, external_event_id, kind, event_type, actor, occurred_at, payload, n)
+       ORDER BY r.n
+      -- A redelivered event (same partner id for the account) is skipped, also within a batch.
+      ON CONFLICT (account_id, external_event_id) WHERE external_event_id IS NOT NULL DO NOTHING
+      RETURNING id, account_id, external_event_id, kind, event_type, occurred_at`.execute(trx);
+    let next = 0;
+    for (const activity of chunk) {
+      const row = rows[next];
+      if (
+        row?.account_id === activity.accountId &&
+        row.external_event_id === activity.externalEventId
+      ) {
+        stored.push(row);
+        deliveries.push(activity.delivery);
+        next += 1;
+      }
+    }
+    if (next !== rows.length) throw new Error('network_events rows came back out of order');
   }
   await writeEvents(
     trx,
@@ -120,5 +176,19 @@ async function insertActivities(
       },
     })),
   );
-  return stored.length;
+  return deliveries;
+}
+
+/** The rows as a JSON array; `actor` and `payload` are JSON text already and go in verbatim. */
+function rowsJson(activities: MatchedActivity[]): string {
+  const rows = activities.map(
+    (a) =>
+      `{"account_id":${JSON.stringify(a.accountId)},` +
+      `"external_event_id":${JSON.stringify(a.externalEventId)},` +
+      `"kind":${JSON.stringify(a.kind)},"event_type":${JSON.stringify(a.eventType)},` +
+      `"actor":${a.actor ?? 'null'},` +
+      `"occurred_at":${a.occurredAt ? JSON.stringify(a.occurredAt.toISOString()) : 'null'},` +
+      `"payload":${a.payload}}`,
+  );
+  return `[${rows.join(',')}]`;
 }

@@ -1,6 +1,8 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type Request, type Response } from 'express';
-import { recordDelivery } from '../../ledger/record-delivery';
+import { GroupCommit } from '../../ledger/group-commit';
+import { recordDeliveries } from '../../ledger/record-deliveries';
+import type { Delivery, Recorded } from '../../ledger/record-delivery';
 import {
   bodyDigestId,
   parseJsonBody,
@@ -9,8 +11,8 @@ import {
   rawBytes,
 } from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { classifyBatch } from './batch';
-import { handleNetworkBatch } from './handle';
+import { classifyBatch, type ClassifiedBatch } from './batch';
+import { handleNetworkBatch, handleNetworkBatches, type NetworkOutcome } from './handle';
 import { verifyNetworkSignature } from './verify';
 
 export const NETWORK_PATH = '/api/webhooks/network';
@@ -25,6 +27,7 @@ export const NETWORK_PATH = '/api/webhooks/network';
  */
 export function networkReceiver(ctx: ReceiverContext): Router {
   const router = Router();
+  const writer = networkWriter(ctx);
 
   router.get(NETWORK_PATH, (req: Request, res: Response) => {
     const challenge = req.query.challenge;
@@ -46,9 +49,8 @@ export function networkReceiver(ctx: ReceiverContext): Router {
 
     // Shape problems are answered (400) before the delivery is claimed: nothing is written.
     const batch = classifyBatch(parseJsonBody(body));
-    const recorded = await recordDelivery(
-      ctx.db,
-      {
+    const recorded = await writer.submit({
+      delivery: {
         provider: 'network',
         // The signed timestamp is in the header, so a redelivery carries the same bytes.
         deliveryId: bodyDigestId(body),
@@ -57,8 +59,8 @@ export function networkReceiver(ctx: ReceiverContext): Router {
         contentType: req.get('content-type'),
         verification: 'verified',
       },
-      (scope) => handleNetworkBatch(scope, batch),
-    );
+      batch,
+    });
     if ('result' in recorded) {
       res.json({ ok: true, ...recorded.result.counts });
       return;
@@ -73,3 +75,41 @@ export function networkReceiver(ctx: ReceiverContext): Router {
 
   return router;
 }
+
+interface NetworkDelivery {
+  delivery: Delivery;
+  batch: ClassifiedBatch;
+}
+
+/**
+ * Concurrent deliveries are stored together (group commit): while groups are being written,
+ * new deliveries wait and then go in one transaction, a few statements for all of them instead
+ * of about ten each. A group is bounded by deliveries and by events, so one transaction stays
+ * short; the first delivery after a quiet moment goes alone, at once.
+ */
+function networkWriter(ctx: ReceiverContext) {
+  return new GroupCommit<NetworkDelivery, Recorded<NetworkOutcome>>(
+    (items) =>
+      recordDeliveries(
+        ctx.db,
+        items.map((item) => item.delivery),
+        (scope, indexes) =>
+          handleNetworkBatches(
+            scope,
+            indexes.map((i) => items[i].batch),
+          ),
+        (scope, index) => handleNetworkBatch(scope, items[index].batch),
+      ),
+    {
+      inFlight: GROUPS_IN_FLIGHT,
+      maxItems: 200,
+      maxWeight: MAX_EVENTS_PER_GROUP,
+      weightOf: (item) => Math.max(1, item.batch.activities.length),
+    },
+  );
+}
+
+/** Groups written at once: overlaps one group's round trips with the next one's. */
+const GROUPS_IN_FLIGHT = 3;
+/** Events per group transaction at most: ten batches of the largest kind partners send. */
+const MAX_EVENTS_PER_GROUP = 5000;
