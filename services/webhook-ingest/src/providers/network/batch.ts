@@ -12,11 +12,11 @@ export interface NetworkActivity {
   externalEventId: string | null;
   kind: NetworkActivityKind;
   eventType: string;
-  /** jsonb input text, or null when the event names no actor. */
-  actor: string | null;
+  /** The event's actor as sent, or null when it names none. */
+  actor: unknown;
   occurredAt: Date | null;
-  /** The whole event as sent, as jsonb input text. */
-  payload: string;
+  /** The whole event as sent (serialised once, with the rest of its insert statement). */
+  payload: Record<string, unknown>;
 }
 
 export interface ClassifiedBatch {
@@ -86,9 +86,9 @@ export function classifyBatch(body: unknown): ClassifiedBatch {
       externalEventId: idOf(event.id),
       kind,
       eventType: event.type as string,
-      actor: event.actor === undefined || event.actor === null ? null : JSON.stringify(event.actor),
+      actor: event.actor ?? null,
       occurredAt: storableTimestamp(event.occurred_at),
-      payload: JSON.stringify(event),
+      payload: event,
     });
   }
   return batch;

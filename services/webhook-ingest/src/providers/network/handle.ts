@@ -116,7 +116,7 @@ interface StoredRow {
 /**
  * Inserts one tenant's activities, at most INSERT_BATCH_ROWS per statement, with their events;
  * returns, per inserted row, the delivery it came in. The rows travel as one JSON document per
- * statement (the payloads are already JSON text: nothing is serialised twice) and go in in
+ * statement (one JSON.stringify per statement) and go in in
  * order; RETURNING yields inserted rows in that order, skipping the ones already stored, which
  * is how each row is matched to its delivery (checked: a mismatch fails the transaction).
  */
@@ -179,16 +179,17 @@ async function insertActivities(
   return deliveries;
 }
 
-/** The rows as a JSON array; `actor` and `payload` are JSON text already and go in verbatim. */
+/** The rows as one JSON array: one native JSON.stringify per statement. */
 function rowsJson(activities: MatchedActivity[]): string {
-  const rows = activities.map(
-    (a) =>
-      `{"account_id":${JSON.stringify(a.accountId)},` +
-      `"external_event_id":${JSON.stringify(a.externalEventId)},` +
-      `"kind":${JSON.stringify(a.kind)},"event_type":${JSON.stringify(a.eventType)},` +
-      `"actor":${a.actor ?? 'null'},` +
-      `"occurred_at":${a.occurredAt ? JSON.stringify(a.occurredAt.toISOString()) : 'null'},` +
-      `"payload":${a.payload}}`,
+  return JSON.stringify(
+    activities.map((a) => ({
+      account_id: a.accountId,
+      external_event_id: a.externalEventId,
+      kind: a.kind,
+      event_type: a.eventType,
+      actor: a.actor,
+      occurred_at: a.occurredAt,
+      payload: a.payload,
+    })),
   );
-  return `[${rows.join(',')}]`;
 }
