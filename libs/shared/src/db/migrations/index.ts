@@ -12,6 +12,7 @@ import * as automation_workflows from './0010_automation_workflows';
 import * as mcp_keys from './0011_mcp_keys';
 import * as migrate_ingest from './0012_migrate_ingest';
 import * as activities from './0013_activities';
+import * as bulk_tables_without_tenant_fk from './0014_bulk_tables_without_tenant_fk';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0011_mcp_keys': mcp_keys,
   '0012_migrate_ingest': migrate_ingest,
   '0013_activities': activities,
+  '0014_bulk_tables_without_tenant_fk': bulk_tables_without_tenant_fk,
 };
 
 export { enableTenantRls } from './tenant-rls';
