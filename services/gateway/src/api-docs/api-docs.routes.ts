@@ -39,27 +39,35 @@ export const API_DOCS_CSP = [
  * config) and GET /api-docs (the endpoint browser) with its assets. All public.
  */
 export function apiDocsRoutes(config: Config, publicLimit: RequestHandler): Router {
-  const document = JSON.stringify(
-    withRateLimit(JSON.parse(readFileSync(join(API_DOCS_DIR, 'openapi.json'), 'utf8')), config),
+  // Read on first use, not at start: the document and the renderer (~2.5 MB with its parse)
+  // would otherwise sit in every gateway's idle memory whether anyone opens the page or not.
+  const document = once(() =>
+    JSON.stringify(
+      withRateLimit(JSON.parse(readFileSync(join(API_DOCS_DIR, 'openapi.json'), 'utf8')), config),
+    ),
   );
-  const page = readFileSync(join(API_DOCS_DIR, 'index.html'), 'utf8');
-  const assets = new Map(
-    Object.entries(ASSETS).map(([name, { dir, type }]) => [
-      name,
-      { type, body: readFileSync(join(dir, name)) },
-    ]),
-  );
+  const page = once(() => readFileSync(join(API_DOCS_DIR, 'index.html'), 'utf8'));
   const router = Router();
   router.get('/api/openapi.json', publicLimit, (_req, res) => {
-    res.type('application/json').send(document);
+    res.type('application/json').send(document());
   });
   router.get('/api-docs', publicLimit, (_req, res) => {
-    res.set('Content-Security-Policy', API_DOCS_CSP).type('text/html').send(page);
+    res.set('Content-Security-Policy', API_DOCS_CSP).type('text/html').send(page());
   });
   router.get('/api-docs/assets/:name', (req, res, next) => {
-    const asset = assets.get(req.params.name);
+    const asset = Object.hasOwn(ASSETS, req.params.name) ? ASSETS[req.params.name] : undefined;
     if (!asset) return next();
-    res.set('Cache-Control', 'public, max-age=3600').type(asset.type).send(asset.body);
+    // Streamed from disk (the page cache keeps it warm), never held by the process.
+    res.sendFile(
+      join(asset.dir, req.params.name),
+      { headers: { 'Cache-Control': 'public, max-age=3600', 'Content-Type': asset.type } },
+      (err) => err && next(err),
+    );
   });
   return router;
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
