@@ -109,7 +109,11 @@ function networkWriter(ctx: ReceiverContext) {
   );
 }
 
-/** Groups written at once: overlaps one group's round trips with the next one's. */
-const GROUPS_IN_FLIGHT = 3;
+/**
+ * One group written at a time: everything arriving meanwhile forms the next one. Measured on
+ * the 2-core VM (single deliveries, 50 connections): 1 in flight 0.27-0.30 of the bare verifier,
+ * 2 0.24, 3 0.20-0.23, 6 0.20: the machine is CPU-bound, so bigger groups beat overlap.
+ */
+const GROUPS_IN_FLIGHT = 1;
 /** Events per group transaction at most: ten batches of the largest kind partners send. */
 const MAX_EVENTS_PER_GROUP = 5000;
