@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { withSystemScope, withTenant } from '@crm/shared/db';
+import { eventsOfRow } from '@crm/shared/events';
 import { createTenant, eventually, testDb } from '@crm/shared/testing';
 import { upsertLeads } from '../src/leads/leads.repository';
 import type { LeadInput } from '../src/leads/normalize-lead';
@@ -28,15 +29,14 @@ function eventsOf(tenantId: string) {
     (
       await trx
         .selectFrom('event_outbox')
-        .select(['type', 'envelope'])
+        .select(['envelope'])
         .where('tenant_id', '=', tenantId)
         .orderBy('seq')
         .execute()
-    ).map((e) => ({
-      type: e.type,
-      id: (e.envelope as { record: { id: string } }).record.id,
-      email: (e.envelope as { data: { email: string } }).data.email,
-    })),
+    )
+      // A bulk write stores batch rows: each event of them, in order.
+      .flatMap((row) => eventsOfRow(row.envelope))
+      .map((e) => ({ type: e.type, id: e.record.id, email: e.data.email as string })),
   );
 }
 /** Resolves once a statement of ours (matching `text`) waits for another transaction's lock. */

@@ -2,7 +2,10 @@ import { withSystemScope, withTenant, type Db } from '@crm/shared/db';
 import {
   InProcessBus,
   OutboxRelay,
+  OUTBOX_BATCH_MAX,
+  OUTBOX_BATCH_MIN,
   writeEvent,
+  writeEvents,
   type EventBus,
   type EventEnvelope,
   type PublishResult,
@@ -131,6 +134,69 @@ describe('event outbox and relay', () => {
     const rows = await outboxRows(tenant.id);
     expect(rows.every((r) => r.published_at !== null)).toBe(true);
     await bus.close();
+  });
+
+  it('stores a bulk write of one tenant in batch rows and publishes each of their events in order', async () => {
+    const count = OUTBOX_BATCH_MAX * 2 + 5;
+    const written = await withTenant(db, tenant.id, (trx) =>
+      writeEvents(
+        trx,
+        Array.from({ length: count }, (_, n) => leadEvent(tenant.id, n)),
+      ),
+    );
+    const stored = await withSystemScope(db, (trx) =>
+      trx
+        .selectFrom('event_outbox')
+        .select(['id', 'type', 'event_count', 'envelope'])
+        .where('tenant_id', '=', tenant.id)
+        .orderBy('seq')
+        .execute(),
+    );
+    expect(stored.map((row) => row.event_count)).toEqual([OUTBOX_BATCH_MAX, OUTBOX_BATCH_MAX, 5]);
+    expect(stored.map((row) => row.id)).toEqual(
+      [0, OUTBOX_BATCH_MAX, 2 * OUTBOX_BATCH_MAX].map((n) => written[n].id),
+    );
+    expect(stored.every((row) => row.type === 'lead.imported')).toBe(true);
+    expect(stored.flatMap((row) => row.envelope as EventEnvelope[])).toEqual(written);
+
+    const bus = new RecordingBus(new InProcessBus({ logger }));
+    // A round of at most 1,500 events takes one batch row of 1,000, not two.
+    const relay = new OutboxRelay({ db, pool, bus, logger, batchSize: 1500 });
+    relays.push(relay);
+    await relay.start();
+    await eventually(async () =>
+      expect((await outboxRows(tenant.id)).every((row) => row.published_at !== null)).toBe(true),
+    );
+    const mine = bus.published.filter((event) => event.tenant_id === tenant.id);
+    expect(mine).toEqual(written);
+    await bus.close();
+  });
+
+  it('writes fewer events, or events of several tenants, one row each', async () => {
+    const other = await createTenant(database);
+    const few = Array.from({ length: OUTBOX_BATCH_MIN - 1 }, (_, n) => leadEvent(tenant.id, n));
+    await withTenant(db, tenant.id, (trx) => writeEvents(trx, few));
+    const mixed = Array.from({ length: OUTBOX_BATCH_MIN }, (_, n) =>
+      leadEvent(n % 2 ? tenant.id : other.id, n),
+    );
+    await withSystemScope(db, (trx) => writeEvents(trx, mixed));
+    const counts = await withSystemScope(db, (trx) =>
+      trx
+        .selectFrom('event_outbox')
+        .select(['event_count'])
+        .where('tenant_id', 'in', [tenant.id, other.id])
+        .execute(),
+    );
+    expect(counts).toHaveLength(few.length + mixed.length);
+    expect(counts.every((row) => row.event_count === 1)).toBe(true);
+    // Nothing of this test is left for the next tests' relays to publish.
+    await withSystemScope(db, (trx) =>
+      trx
+        .updateTable('event_outbox')
+        .set({ published_at: new Date() })
+        .where('tenant_id', 'in', [tenant.id, other.id])
+        .execute(),
+    );
   });
 
   it('keeps events while the bus fails and publishes every one once it is back', async () => {

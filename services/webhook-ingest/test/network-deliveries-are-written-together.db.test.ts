@@ -127,9 +127,7 @@ it('stores a group in one transaction, each delivery answered as if it came alon
   ).toEqual([e3]);
   const northEvents = await outboxEvents(database, north.tenantId);
   expect(
-    northEvents.map(
-      (e) => (e.envelope as { data: { external_event_id: string } }).data.external_event_id,
-    ),
+    northEvents.map((e) => (e.envelope.data as { external_event_id: string }).external_event_id),
   ).toEqual([e1, e2, e5]);
   expect(await outboxEvents(database, south.tenantId)).toHaveLength(1);
 

@@ -1,5 +1,6 @@
 import { withSystemScope, withTenant, type Trx } from '@crm/shared/db';
 import type { Db } from '@crm/shared/db';
+import { eventsOfRow } from '@crm/shared/events';
 import { createTenant } from '@crm/shared/testing';
 import { sql } from 'kysely';
 
@@ -22,14 +23,13 @@ export function recordsDb(database: Db) {
         (
           await trx
             .selectFrom('event_outbox')
-            .select(['type', 'envelope'])
+            .select(['envelope'])
             .where('tenant_id', '=', tenantId)
             .orderBy('seq')
             .execute()
-        ).map(({ type, envelope }) => {
-          const e = envelope as { record: { module: string; id: string }; data: unknown };
-          return { type, record: e.record, data: e.data };
-        }),
+        )
+          .flatMap(({ envelope }) => eventsOfRow(envelope))
+          .map((e) => ({ type: e.type, record: e.record, data: e.data })),
       ),
   };
 }

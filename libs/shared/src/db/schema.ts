@@ -110,11 +110,14 @@ export interface SessionsTable {
 export interface EventOutboxTable {
   /** Commit-order key the relay publishes by (bigint, returned as a string by pg). */
   seq: Generated<string>;
-  /** The event id, also the JetStream message id. */
+  /** The event id, also the JetStream message id (a batch row: its first event's). */
   id: string;
   tenant_id: string;
+  /** The event type (a batch row: its events' one type, or `batch` when they differ). */
   type: string;
+  /** One envelope, or (event_count > 1 or a batch row) a JSON array of envelopes. */
   envelope: ColumnType<unknown, string, string>;
+  event_count: Generated<number>;
   created_at: DefaultedTimestamp;
   published_at: Timestamp | null;
   attempts: Generated<number>;

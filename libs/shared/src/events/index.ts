@@ -6,7 +6,7 @@ export {
   type EventEnvelope,
   type EventInput,
 } from './envelope';
-export { writeEvent, writeEvents } from './outbox';
+export { eventsOfRow, OUTBOX_BATCH_MAX, OUTBOX_BATCH_MIN, writeEvent, writeEvents } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './relay';
 export { outboxHealthCheck, type EventsHealth } from './outbox-health';
 export {

@@ -5,7 +5,7 @@ import { OUTBOX_CHANNEL } from '../db/migrations';
 import type { Database } from '../db/schema';
 import { withSystemScope } from '../db/tenant-scope';
 import type { EventBus } from './bus';
-import type { EventEnvelope } from './envelope';
+import { eventsOfRow } from './outbox';
 
 export interface OutboxRelayOptions {
   db: Kysely<Database>;
@@ -145,29 +145,43 @@ export class OutboxRelay {
           locked: boolean;
         }>`SELECT pg_try_advisory_xact_lock(hashtext(${RELAY_LOCK_KEY})) AS locked`.execute(trx);
         if (!lock.rows[0]?.locked) return { published: 0, more: false, failed: false };
-        const rows = await trx
+        const pending = await trx
           .selectFrom('event_outbox')
-          .select(['seq', 'id', 'envelope'])
+          .select(['seq', 'id', 'envelope', 'event_count'])
           .where('published_at', 'is', null)
           .orderBy('seq')
           .limit(this.batchSize)
           .forUpdate()
           .skipLocked()
           .execute();
-        // Every row of the batch is published at once, with all acknowledgements in flight:
+        // A round publishes at most batchSize events (a batch row counts its events), and
+        // always at least one row.
+        let events = 0;
+        const rows = pending.filter((row, i) => {
+          events += row.event_count;
+          return i === 0 || events <= this.batchSize;
+        });
+        // Every event of the round is published at once, with all acknowledgements in flight:
         // the client writes them in order on its one connection, so the stream stores them in
-        // seq order. Every acknowledged row is marked; a row whose publish failed stays for
-        // the next round (so it may land after rows behind it: consumers are idempotent and
-        // order-tolerant per event), and the round ends there with a backoff.
-        const outcomes = await Promise.allSettled(
-          rows.map((row) => bus.publish(row.envelope as EventEnvelope)),
+        // seq order. A row is published when each of its events is acknowledged; every such row
+        // is marked; a row with a failed publish stays for the next round (so it may land after
+        // rows behind it, and its acknowledged events again: the bus drops those as duplicates
+        // by message id, and consumers are idempotent and order-tolerant per event), and the
+        // round ends there with a backoff.
+        const outcomes = await Promise.all(
+          rows.map(async (row) => {
+            const results = await Promise.allSettled(
+              eventsOfRow(row.envelope).map((event) => bus.publish(event)),
+            );
+            return results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          }),
         );
         // Rows are marked by seq, their primary key (event ids are not indexed).
-        const publishedSeqs = rows
-          .filter((_, i) => outcomes[i].status === 'fulfilled')
-          .map((row) => row.seq);
-        const firstFailed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-        const rejected = outcomes[firstFailed] as PromiseRejectedResult | undefined;
+        const publishedRows = rows.filter((_, i) => !outcomes[i]);
+        const publishedSeqs = publishedRows.map((row) => row.seq);
+        const published = publishedRows.reduce((sum, row) => sum + row.event_count, 0);
+        const firstFailed = outcomes.findIndex((outcome) => outcome !== undefined);
+        const rejected = outcomes[firstFailed];
         const failure = rejected && {
           seq: rows[firstFailed].seq,
           id: rows[firstFailed].id,
@@ -194,11 +208,11 @@ export class OutboxRelay {
             }))
             .where('seq', '=', failure.seq)
             .execute();
-          return { published: publishedSeqs.length, more: false, failed: true };
+          return { published, more: false, failed: true };
         }
         return {
-          published: publishedSeqs.length,
-          more: rows.length === this.batchSize,
+          published,
+          more: pending.length === this.batchSize || rows.length < pending.length,
           failed: false,
         };
       });

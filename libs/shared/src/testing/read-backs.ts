@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/create-db';
 import type { Database } from '../db/schema';
 import { withSystemScope } from '../db/tenant-scope';
+import { eventsOfRow } from '../events/outbox';
 
 /**
  * Reading back what a request stored, past row-level security (system scope): the rows and
@@ -62,14 +63,20 @@ export async function tenantRows(db: Db, table: string, tenantId: string) {
   });
 }
 
-/** Outbox events of one tenant in commit order (seq): `{ type, envelope }`. */
+/**
+ * Outbox events of one tenant in commit order: `{ type, envelope }`, one per event (a batch
+ * row's events one by one).
+ */
 export async function outboxEvents(db: Db, tenantId: string) {
-  return withSystemScope(db.db, (trx) =>
+  const rows = await withSystemScope(db.db, (trx) =>
     trx
       .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
+      .select(['envelope'])
       .where('tenant_id', '=', tenantId)
       .orderBy('seq')
       .execute(),
+  );
+  return rows.flatMap((row) =>
+    eventsOfRow(row.envelope).map((envelope) => ({ type: envelope.type, envelope })),
   );
 }

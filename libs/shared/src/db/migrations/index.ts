@@ -13,6 +13,7 @@ import * as mcp_keys from './0011_mcp_keys';
 import * as migrate_ingest from './0012_migrate_ingest';
 import * as activities from './0013_activities';
 import * as bulk_tables_without_tenant_fk from './0014_bulk_tables_without_tenant_fk';
+import * as outbox_event_batches from './0015_outbox_event_batches';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0012_migrate_ingest': migrate_ingest,
   '0013_activities': activities,
   '0014_bulk_tables_without_tenant_fk': bulk_tables_without_tenant_fk,
+  '0015_outbox_event_batches': outbox_event_batches,
 };
 
 export { enableTenantRls } from './tenant-rls';
