@@ -89,11 +89,12 @@ async function main(): Promise<void> {
   } = {};
   const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
   const stopAll = async () => {
-    // The order of every service (stopService): drain HTTP, stop workers, stop the relay,
-    // close the bus and the pool, each step attempted whatever happened to the one before;
-    // then the embedded Postgres, whatever has started so far.
+    // The order of every service (stopService): readiness off, drain HTTP and stop workers,
+    // stop the relay, close the bus and the pool, each step attempted whatever happened to the
+    // one before; then the embedded Postgres, whatever has started so far.
     await stopService(
       {
+        startDraining: () => running.forEach((r) => r.startDraining()),
         servers: running.map((r) => ({ server: r.server, timeoutMs: r.shutdownTimeoutMs })),
         workers: running.flatMap((r) => r.workers),
         relay: started.relay,

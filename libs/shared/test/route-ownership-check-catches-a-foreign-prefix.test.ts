@@ -41,6 +41,7 @@ describe('the route ownership table and its check', () => {
     });
     expect(registeredPaths(app).map((p) => `${p.kind} ${String(p.path)}`)).toEqual([
       'route /health',
+      'route /ready',
       'middleware /api/crm',
       'middleware /api/exports',
       'route /api/crm/deals/:id',

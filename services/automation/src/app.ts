@@ -22,6 +22,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.

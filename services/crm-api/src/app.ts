@@ -20,6 +20,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // Each route parses its own body: the import route takes far larger ones than the rest.
     parseJson: false,
     routes: (app) => {

@@ -66,6 +66,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health,
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     parseJson: false,
     routes: (app) => {
       app.use(securityHeaders());

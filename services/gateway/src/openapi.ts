@@ -1,6 +1,7 @@
 import {
   addOperation,
   healthResponse,
+  readinessResponse,
   idParam,
   record,
   type OpenAPIRegistry,
@@ -40,6 +41,23 @@ export function registerOperations(registry: OpenAPIRegistry): void {
         uptime: 42.1,
         checks: { database: { status: 'up' }, memory: { status: 'up' } },
       },
+    },
+    errors: [503],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/ready',
+    tag: 'Health',
+    summary: 'Readiness of one process: whether it should be sent traffic',
+    description:
+      'Every service answers this on its own port (internal, not proxied; the Kubernetes ' +
+      'readiness probe). 503 while the database does not answer, while the event bus (NATS) ' +
+      'is disconnected, and from the moment the process starts shutting down (SIGTERM).',
+    auth: 'public',
+    success: {
+      description: 'Ready (503 `not_ready` otherwise, same shape)',
+      bare: readinessResponse,
+      example: { status: 'ready', checks: { database: 'up', bus: 'up', draining: false } },
     },
     errors: [503],
   });

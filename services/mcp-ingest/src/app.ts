@@ -17,6 +17,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // Each route parses its own body (the MCP route after the bearer check).
     parseJson: false,
     routes: (app) => {

@@ -14,6 +14,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // The signature covers the exact bytes: the route reads its own raw body.
     parseJson: false,
     routes: (app) => {

@@ -26,6 +26,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // Receivers need the exact bytes; each route parses its own body.
     parseJson: false,
     routes: (app) => {

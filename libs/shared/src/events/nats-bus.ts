@@ -197,13 +197,22 @@ export class NatsBus implements EventBus {
     });
     const consumer = await this.js.consumers.get(this.options.streamName, spec.durable);
     const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
+    let stopping = false;
     const loop = (async () => {
       for await (const msg of messages) {
+        // Pulled ahead (up to max_messages) but not started when stop() came: handed back at
+        // once, so another instance (or this one after its restart) takes them now rather than
+        // after ack_wait; the shutdown waits only for the handler already running.
+        if (stopping) {
+          msg.nak();
+          continue;
+        }
         await this.handle(msg, spec, patterns, maxDeliver, retryDelayMs);
       }
     })();
     const subscription: Subscription = {
       stop: async () => {
+        stopping = true;
         this.subscriptions.delete(subscription);
         await messages.close();
         await loop;

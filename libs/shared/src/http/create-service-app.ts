@@ -2,7 +2,12 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { jsonBody } from './body-parsers';
 import { errorHandler, notFoundHandler } from './error-handler';
-import { healthHandler, type HealthOptions } from './health';
+import {
+  healthHandler,
+  readinessHandler,
+  type HealthOptions,
+  type ReadinessOptions,
+} from './health';
 import { refuseHostileQuery } from './hostile-input';
 import { httpLogger } from './http-logger';
 import { requestId } from './request-id';
@@ -10,6 +15,11 @@ import { requestId } from './request-id';
 export interface ServiceAppOptions {
   logger: Logger;
   health: HealthOptions;
+  /**
+   * What `GET /ready` checks besides the database of `health`: the event bus and whether the
+   * process is draining (both optional; unset, /ready follows the database alone).
+   */
+  readiness?: Pick<ReadinessOptions, 'bus' | 'isDraining'>;
   /** Largest JSON body parsed, in bytes; larger -> 413. */
   bodyLimitBytes: number;
   /** Mounts the service's own routes; runs after the common middleware, before the 404. */
@@ -23,8 +33,9 @@ export interface ServiceAppOptions {
 
 /**
  * The common frame of every service's express app: request id, request log, the query-string
- * guard (hostile-input.ts), internal `GET /health`, JSON bodies, the service's routes, then 404
- * and the one error middleware.
+ * guard (hostile-input.ts), internal `GET /health` (liveness) and `GET /ready` (readiness: the
+ * database answers, the bus is connected, not shutting down), JSON bodies, the service's
+ * routes, then 404 and the one error middleware.
  */
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
@@ -35,6 +46,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(httpLogger(options.logger));
   app.use(refuseHostileQuery());
   app.get('/health', healthHandler(options.health));
+  app.get(
+    '/ready',
+    readinessHandler({
+      checkDatabase: options.health.checkDatabase,
+      databaseTimeoutMs: options.health.databaseTimeoutMs,
+      ...options.readiness,
+    }),
+  );
   if (options.parseJson !== false) app.use(jsonBody(options.bodyLimitBytes));
   options.routes?.(app);
   app.use(notFoundHandler());

@@ -107,3 +107,57 @@ export function healthHandler(options: HealthOptions): RequestHandler {
     res.status(health.status === 'unhealthy' ? 503 : 200).json(health);
   };
 }
+
+export interface ReadinessOptions {
+  /** Resolves when the database answers; rejects (or times out) when it does not. */
+  checkDatabase?: () => Promise<void>;
+  databaseTimeoutMs?: number;
+  /** The event bus: not ready while it cannot take events (NATS disconnected or closed). */
+  bus?: { isConnected(): boolean };
+  /** True once the process has begun to shut down (SIGTERM): not ready, whatever else. */
+  isDraining?: () => boolean;
+}
+
+export interface ReadinessResponse {
+  status: 'ready' | 'not_ready';
+  checks: {
+    /** `not_checked` while draining. */
+    database: 'up' | 'down' | 'not_configured' | 'not_checked';
+    bus: 'up' | 'down' | 'not_configured';
+    draining: boolean;
+  };
+}
+
+/**
+ * Whether this process should be sent traffic: the database answers, the event bus is
+ * connected, and the process is not shutting down. Unlike /health (liveness: is the process
+ * itself alive), a pod that is not ready is only taken out of its Service, never restarted.
+ * While draining the database is not asked at all: the answer is no either way.
+ */
+export async function checkReadiness(options: ReadinessOptions): Promise<ReadinessResponse> {
+  const draining = options.isDraining?.() ?? false;
+  const bus = options.bus ? (options.bus.isConnected() ? 'up' : 'down') : 'not_configured';
+  let database: ReadinessResponse['checks']['database'] = 'not_configured';
+  if (draining) {
+    database = 'not_checked';
+  } else if (options.checkDatabase) {
+    const check = options.checkDatabase;
+    database = await withTimeout(
+      Promise.resolve().then(() => check()),
+      options.databaseTimeoutMs ?? 2000,
+    ).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    );
+  }
+  const ready = !draining && database !== 'down' && bus !== 'down';
+  return { status: ready ? 'ready' : 'not_ready', checks: { database, bus, draining } };
+}
+
+/** GET /ready: 200 `{ status: 'ready', checks }` or 503 `{ status: 'not_ready', checks }`. */
+export function readinessHandler(options: ReadinessOptions): RequestHandler {
+  return async (_req, res) => {
+    const readiness = await checkReadiness(options);
+    res.status(readiness.status === 'ready' ? 200 : 503).json(readiness);
+  };
+}

@@ -44,7 +44,8 @@ type LogLevel = 'info' | 'warn' | 'error';
  */
 export function httpLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    if (req.url === '/health') {
+    // Probes (every few seconds from the orchestrator) are not worth a line each.
+    if (req.url === '/health' || req.url === '/ready') {
       next();
       return;
     }

@@ -25,6 +25,10 @@ export {
 export {
   checkHealth,
   healthHandler,
+  checkReadiness,
+  readinessHandler,
+  type ReadinessOptions,
+  type ReadinessResponse,
   type HealthOptions,
   type HealthResponse,
   type HealthStatus,

@@ -285,3 +285,15 @@ export const healthResponse = z
     checks: z.object({ database: z.unknown(), memory: z.unknown() }),
   })
   .openapi('Health');
+
+/** GET /ready: every service's readiness probe (database, event bus, not shutting down). */
+export const readinessResponse = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    checks: z.object({
+      database: z.enum(['up', 'down', 'not_configured', 'not_checked']),
+      bus: z.enum(['up', 'down', 'not_configured']),
+      draining: z.boolean(),
+    }),
+  })
+  .openapi('Readiness');

@@ -37,7 +37,8 @@ function requireForStandalone(
 /**
  * main.ts of every service: config, telemetry, database, NATS, optional outbox relay, listen,
  * the service's workers, and a graceful stop on SIGINT/SIGTERM in the order of `stopService`
- * (drain HTTP, stop workers, stop relay, close bus, close pool).
+ * (readiness off; drain HTTP and stop workers, both within SHUTDOWN_TIMEOUT_MS; stop relay,
+ * close bus, close pool), then exit 0.
  */
 export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
   service: ServiceDefinition<S>,
@@ -70,7 +71,7 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
     : undefined;
   await relay?.start();
-  const { server, workers } = await serve(service, config, {
+  const { server, workers, startDraining } = await serve(service, config, {
     database,
     bus,
     internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
@@ -79,8 +80,10 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     try {
       await stopService(
         {
+          startDraining,
           servers: [{ server, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }],
           workers,
+          workersTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
           relay,
           bus,
           database,

@@ -17,6 +17,8 @@ export interface ServedService {
   logger: Logger;
   /** The service's workers, started once it listens. */
   workers: Worker[];
+  /** From now on the app's `GET /ready` answers 503 (called first thing on SIGTERM). */
+  startDraining: () => void;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     destination: shared.logDestination,
   });
   const version = readVersion(service.packageDir);
+  let draining = false;
   const app = service.createApp(
     {
       logger,
@@ -51,6 +54,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
       version,
       internalTokenSecret: shared.internalTokenSecret,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      isDraining: () => draining,
     },
     config,
   );
@@ -69,5 +73,14 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     await closeServer(server, 0);
     throw err;
   });
-  return { name: service.name, port, server, logger, workers };
+  return {
+    name: service.name,
+    port,
+    server,
+    logger,
+    workers,
+    startDraining: () => {
+      draining = true;
+    },
+  };
 }

@@ -20,6 +20,11 @@ export interface AppDeps {
   /** Verifies the gateway's identity header (and signs it, in the gateway). */
   internalTokenSecret: string;
   bodyLimitBytes: number;
+  /**
+   * True once the process has begun to shut down (`serve()` sets it on SIGTERM): the app's
+   * `GET /ready` then answers 503. Unset (tests that build an app alone): never draining.
+   */
+  isDraining?: () => boolean;
 }
 
 /**

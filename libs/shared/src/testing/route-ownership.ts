@@ -8,7 +8,7 @@ export interface RegisteredPath {
 }
 
 /** Paths every service serves for the platform, not for clients: never proxied. */
-const INTERNAL_PATHS = ['/health'];
+const INTERNAL_PATHS = ['/health', '/ready'];
 
 interface StackLayer {
   rawPath?: unknown;
@@ -57,7 +57,7 @@ export function registeredPaths(app: Express): RegisteredPath[] {
 /**
  * The paths `app` registers that the route ownership table does not give `service`: a path the
  * gateway would send elsewhere, or nowhere (never reaching the service through it). Internal
- * paths (`/health`) are allowed; a regexp path is always reported, as it cannot be checked.
+ * paths (`/health`, `/ready`) are allowed; a regexp path is always reported, as it cannot be checked.
  */
 export function pathsNotOwnedBy(service: RouteOwner, app: Express): RegisteredPath[] {
   return registeredPaths(app).filter(({ path }) => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { loadConfig, serviceEnv } from '@crm/shared/config';
 import { createEvent, InProcessBus, type EventEnvelope } from '@crm/shared/events';
+import { createServiceApp } from '@crm/shared/http';
 import {
   closeServer,
   consumerWorker,
@@ -67,7 +68,7 @@ describe('a service worker (ServiceDefinition.workers)', () => {
     await bus.close();
   });
 
-  it('stopService drains HTTP, then stops workers (in-flight handler done), then relay, bus, pool', async () => {
+  it('stopService turns readiness off, drains HTTP while the workers stop, then relay, bus, pool', async () => {
     const order: string[] = [];
     const bus = new InProcessBus({ logger: logs.logger });
     const handlerRelease = deferred();
@@ -103,6 +104,7 @@ describe('a service worker (ServiceDefinition.workers)', () => {
 
     const stopping = stopService(
       {
+        startDraining: () => void order.push('draining'),
         servers: [{ server, timeoutMs: 5000 }],
         workers: [worker],
         relay: { stop: async () => void order.push('relay stopped') },
@@ -117,22 +119,51 @@ describe('a service worker (ServiceDefinition.workers)', () => {
       logs.logger,
     );
     await new Promise((r) => setTimeout(r, 50));
-    // The in-flight request holds everything after it.
-    expect(order).toEqual([]);
-    setTimeout(() => handlerRelease.resolve(), 50);
+    // Readiness is off and the consumer stops pulling at once; the in-flight request and
+    // handler hold everything after them.
+    expect(order).toEqual(['draining', 'workers stop called']);
     requestRelease.resolve();
+    await eventually(() => expect(order).toContain('http closed'));
+    expect(order).not.toContain('relay stopped');
+    handlerRelease.resolve();
     await stopping;
     await expect(inFlight).resolves.toBe('ok');
-    expect(order).toEqual([
-      'request finished',
-      'http closed',
-      'workers stop called',
+    expect(order.indexOf('request finished')).toBeLessThan(order.indexOf('http closed'));
+    expect(order.slice(order.indexOf('handler finished'))).toEqual([
       'handler finished',
       'workers stopped',
       'relay stopped',
       'bus closed',
       'pool closed',
     ]);
+  });
+
+  it('stopService waits for a worker at most SHUTDOWN_TIMEOUT_MS, then closes the rest', async () => {
+    const order: string[] = [];
+    const stuck: Worker = {
+      name: 'stuck',
+      start: async () => undefined,
+      stop: () => new Promise<void>(() => undefined),
+    };
+    await stopService(
+      {
+        servers: [],
+        workers: [stuck],
+        workersTimeoutMs: 100,
+        relay: { stop: async () => void order.push('relay') },
+        bus: { close: async () => void order.push('bus') },
+        database: { close: async () => void order.push('pool') },
+      },
+      logs.logger,
+    );
+    expect(order).toEqual(['relay', 'bus', 'pool']);
+    expect(logs.lines()).toContainEqual(
+      expect.objectContaining({
+        msg: expect.stringContaining('workers still busy at the shutdown timeout'),
+        workers: ['stuck'],
+        timeoutMs: 100,
+      }),
+    );
   });
 
   it('stopService attempts every step when one fails, then rethrows the failure', async () => {
@@ -159,7 +190,7 @@ describe('a service worker (ServiceDefinition.workers)', () => {
     expect(order).toEqual(['relay', 'bus', 'pool']);
   });
 
-  it('serve() (standalone start and npm start) starts the workers once the app listens', async () => {
+  it('serve() (standalone start and npm start) starts the workers once the app listens, and startDraining() turns /ready off', async () => {
     const database = testDb();
     const bus = new InProcessBus({ logger: logs.logger });
     const port = await freePort();
@@ -169,7 +200,14 @@ describe('a service worker (ServiceDefinition.workers)', () => {
       name: 'worker-fixture',
       configSchema,
       port: () => port,
-      createApp: () => express().get('/up', (_req, res) => void res.send('up')),
+      createApp: (deps) =>
+        createServiceApp({
+          logger: deps.logger,
+          bodyLimitBytes: deps.bodyLimitBytes,
+          health: { version: deps.version, checkDatabase: deps.pingDatabase },
+          readiness: { bus: deps.bus, isDraining: deps.isDraining },
+          routes: (app) => app.get('/up', (_req, res) => void res.send('up')),
+        }),
       runsOutboxRelay: false,
       packageDir: __dirname,
       workers: (deps) => {
@@ -198,6 +236,16 @@ describe('a service worker (ServiceDefinition.workers)', () => {
         { worker: 'first', answered: 200 },
         { worker: 'second', answered: 200 },
       ]);
+      // Ready until the shutdown starts: startDraining() turns the app's /ready to 503.
+      const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+      expect(ready.status).toBe(200);
+      served.startDraining();
+      const draining = await fetch(`http://127.0.0.1:${port}/ready`);
+      expect(draining.status).toBe(503);
+      expect(await draining.json()).toEqual({
+        status: 'not_ready',
+        checks: { database: 'not_checked', bus: 'up', draining: true },
+      });
       await closeServer(served.server, 1000);
     } finally {
       await bus.close();
