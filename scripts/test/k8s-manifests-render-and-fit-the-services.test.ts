@@ -71,9 +71,15 @@ const secrets = readDocs('secret.template.yaml');
 const NAMES = services.map((s) => s.name);
 const SCALED = ['gateway', 'webhook-ingest', 'automation'];
 
-/** Every variable a service's config schema reads. */
+/**
+ * Every variable a service's config schema reads, but the `*_PREVIOUS` ones: those are set only
+ * while a secret is being rotated (README, Operations), and the Secret template names them in
+ * comments instead of with a placeholder that would fail the start.
+ */
 function variablesOf(service: ServiceDefinition): string[] {
-  return Object.keys((service.configSchema as unknown as { shape: object }).shape);
+  return Object.keys((service.configSchema as unknown as { shape: object }).shape).filter(
+    (variable) => !variable.endsWith('_PREVIOUS'),
+  );
 }
 
 /** The variables a container is given: env entries and every key of its envFrom sources. */
@@ -247,7 +253,8 @@ describe('deploy/k8s (kustomize)', () => {
       const readers = readBy.includes('every service')
         ? NAMES
         : NAMES.filter((n) => new RegExp(`(^|[ ,])${n}($|[ ,])`).test(readBy));
-      for (const variable of [...variables.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1])) {
+      const listed = [...variables.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]);
+      for (const variable of listed.filter((v) => !v.endsWith('_PREVIOUS'))) {
         for (const reader of readers) {
           const container = named('Deployment', reader).spec.template.spec.containers[0];
           expect({ variable, reader, provided: providedTo(container).has(variable) }).toEqual({
@@ -260,6 +267,30 @@ describe('deploy/k8s (kustomize)', () => {
       }
     }
     expect(checked).toBeGreaterThan(80);
+  });
+
+  it('names every rotation variable (`*_PREVIOUS`) in the README table and the Secret template', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'));
+    const template = readFileSync(join(K8S, 'secret.template.yaml'), 'utf8');
+    const rotation = [
+      ...new Set(
+        services.flatMap((service) =>
+          Object.keys((service.configSchema as unknown as { shape: object }).shape),
+        ),
+      ),
+    ].filter((variable) => variable.endsWith('_PREVIOUS'));
+    expect(rotation.length).toBeGreaterThanOrEqual(8);
+    for (const variable of rotation) {
+      expect({ variable, inReadme: table.includes(`\`${variable}\``) }).toEqual({
+        variable,
+        inReadme: true,
+      });
+      expect({ variable, inTemplate: template.includes(variable) }).toEqual({
+        variable,
+        inTemplate: true,
+      });
+    }
   });
 
   it('runs the migrations as a Job from the gateway image, with the Secret database URL', () => {

@@ -173,11 +173,11 @@ describe('requireIdentity(secret) on a route', () => {
     });
     expect(JSON.parse(line)).toMatchObject({
       tenantId: identity.tenantId,
-      requestId: res.headers['x-request-id'],
+      request_id: res.headers['x-request-id'],
       req: { headers: { [IDENTITY_HEADER]: '[redacted]' } },
     });
     // Each key once: a line with a repeated key is ambiguous to log pipelines.
-    expect(line.match(/"requestId":/g)).toHaveLength(1);
+    expect(line.match(/"request_id":/g)).toHaveLength(1);
     expect(line.match(/"tenantId":/g)).toHaveLength(1);
   });
 
@@ -259,5 +259,43 @@ describe('requireIdentity(secret) on a route', () => {
       message: 'A valid session is required',
       details: null,
     });
+  });
+});
+
+describe('INTERNAL_TOKEN_SECRET rotated: the previous secret is accepted until it is dropped', () => {
+  const NEW_SECRET = 'the-new-gateway-to-service-secret-0123';
+  const rotating = createServiceApp({
+    logger: captureLogger().logger,
+    bodyLimitBytes: 1024,
+    health: { version: 'test' },
+    routes: (a) => {
+      a.get(
+        '/api/me',
+        requireIdentity({ internalTokenSecret: NEW_SECRET, previousInternalTokenSecret: SECRET }),
+        (req, res) => sendSuccess(res, identityOf(req)),
+      );
+    },
+  });
+
+  it('a service holding new + previous accepts headers signed with either, and no other', async () => {
+    for (const secret of [SECRET, NEW_SECRET]) {
+      const res = await request(rotating)
+        .get('/api/me')
+        .set(IDENTITY_HEADER, signIdentity(identity, secret));
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual(identity);
+    }
+    const res = await request(rotating)
+      .get('/api/me')
+      .set(IDENTITY_HEADER, signIdentity(identity, OTHER_SECRET));
+    expect(res.status).toBe(401);
+    expect(res.body.details).toEqual({ reason: 'bad_signature' });
+  });
+
+  it('verifyIdentity with a list checks each secret; a list without the signer refuses', () => {
+    const token = signIdentity(identity, SECRET);
+    expect(verifyIdentity(token, [NEW_SECRET, SECRET])).toEqual({ ok: true, identity });
+    expect(verifyIdentity(token, [NEW_SECRET])).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyIdentity(token, [])).toEqual({ ok: false, reason: 'bad_signature' });
   });
 });

@@ -25,6 +25,14 @@ export const configSchema = serviceEnv.extend({
     .string()
     .min(32, { message: 'must be at least 32 characters' })
     .optional(),
+  /**
+   * The previous AUTOMATION_SECRETS_KEY while it is being rotated: stored secrets sealed under
+   * it still open, and the service re-seals them under the current key in the background.
+   */
+  AUTOMATION_SECRETS_KEY_PREVIOUS: z
+    .string()
+    .min(32, { message: 'must be at least 32 characters' })
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -50,6 +50,14 @@ export const serviceEnv = z.object({
     .string()
     .min(32, { message: 'must be at least 32 characters' })
     .optional(),
+  /**
+   * The previous INTERNAL_TOKEN_SECRET while it is being rotated: services accept identity
+   * headers signed with either (the gateway signs with the current one).
+   */
+  INTERNAL_TOKEN_SECRET_PREVIOUS: z
+    .string()
+    .min(32, { message: 'must be at least 32 characters' })
+    .optional(),
   /** Largest request body a service parses, in bytes. */
   BODY_LIMIT_BYTES: positiveInt(1_048_576),
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),

@@ -11,4 +11,4 @@ export {
   SVC_TIMESTAMP_HEADER,
   type SvcSignatureHeaders,
 } from './svc-signature';
-export { createPurposeSecretBox, type SecretBox } from './secret-box';
+export { createPurposeSecretBox, secretKeyRing, type SecretBox } from './secret-box';

@@ -50,17 +50,23 @@ export type IdentityRejection = 'missing' | 'malformed' | 'bad_signature' | 'exp
 export type VerifyResult =
   { ok: true; identity: Identity } | { ok: false; reason: IdentityRejection };
 
-/** Checks the signature (constant time) before reading the payload, then the expiry. */
+/**
+ * Checks the signature (constant time) before reading the payload, then the expiry. `secret`
+ * may be several: the current one and, while INTERNAL_TOKEN_SECRET is being rotated, the
+ * previous one (a header signed with either is accepted).
+ */
 export function verifyIdentity(
   token: string | undefined,
-  secret: string,
+  secret: string | readonly string[],
   options: { now?: number } = {},
 ): VerifyResult {
   if (!token) return { ok: false, reason: 'missing' };
   const parts = token.split('.');
   if (parts.length !== 3 || parts[0] !== VERSION) return { ok: false, reason: 'malformed' };
   const signedPart = `${parts[0]}.${parts[1]}`;
-  if (!safeEqual(sign(secret, signedPart), parts[2])) return { ok: false, reason: 'bad_signature' };
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  if (!secrets.some((candidate) => safeEqual(sign(candidate, signedPart), parts[2])))
+    return { ok: false, reason: 'bad_signature' };
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));

@@ -9,5 +9,5 @@ export {
   type IdentityRejection,
   type VerifyResult,
 } from './identity-token';
-export { requireIdentity, identityOf } from './require-identity';
+export { requireIdentity, identityOf, type IdentitySecrets } from './require-identity';
 export { forbidViewerWrites, requireRole, READ_ONLY_POST_PATHS } from './role-rules';

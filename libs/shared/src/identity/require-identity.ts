@@ -9,14 +9,27 @@ declare module 'http' {
   }
 }
 
+/** The gateway's signing secret, and its previous value while it is being rotated. */
+export interface IdentitySecrets {
+  internalTokenSecret: string;
+  previousInternalTokenSecret?: string;
+}
+
 /**
  * Guards Session routes inside a service: without a valid, unexpired identity header signed by
  * the gateway the answer is 401 `Unauthorized`. A service never trusts a bare x-tenant-id.
+ * During a rotation of INTERNAL_TOKEN_SECRET a header signed with the previous secret passes too.
  */
-export function requireIdentity(secret: string): RequestHandler {
+export function requireIdentity(secrets: string | IdentitySecrets): RequestHandler {
+  const accepted =
+    typeof secrets === 'string'
+      ? [secrets]
+      : [secrets.internalTokenSecret, secrets.previousInternalTokenSecret].filter(
+          (secret): secret is string => secret !== undefined,
+        );
   return (req, _res, next) => {
     const header = req.headers[IDENTITY_HEADER];
-    const result = verifyIdentity(typeof header === 'string' ? header : undefined, secret);
+    const result = verifyIdentity(typeof header === 'string' ? header : undefined, accepted);
     if (!result.ok) {
       next(errors.unauthorized('A valid session is required', { reason: result.reason }));
       return;

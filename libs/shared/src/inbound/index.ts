@@ -8,6 +8,7 @@ export { verifyBodyHmac, type BodyHmacScheme } from './body-hmac';
 export {
   accepted,
   reject,
+  verifyWithEither,
   secretNotConfigured,
   secretUnavailable,
   unprocessable,

@@ -9,6 +9,21 @@ export type Verification = { ok: true } | { ok: false; rejection: AppError };
 
 export const accepted: Verification = { ok: true };
 
+/**
+ * Verifies with a provider's current secret and, while it is being rotated, its previous one
+ * (`<SECRET>_PREVIOUS`): a delivery signed with either is accepted. Otherwise the current
+ * secret's rejection is answered, the same refusal as without a previous secret.
+ */
+export function verifyWithEither(
+  current: string,
+  previous: string | undefined,
+  verifyWith: (secret: string) => Verification,
+): Verification {
+  const verification = verifyWith(current);
+  if (verification.ok || !previous || previous === current) return verification;
+  return verifyWith(previous).ok ? accepted : verification;
+}
+
 /** The documented rejections, each rendered in the failure envelope. */
 export const reject = {
   /** A required signature header is absent (billing: 400, SPEC.md). */

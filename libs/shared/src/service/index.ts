@@ -6,3 +6,9 @@ export { startWorkers, stopWorkers, consumerWorker } from './workers';
 export { stopService, type RunningService } from './stop-service';
 export { readVersion } from './version';
 export { serve, type ServedService } from './serve';
+export {
+  resealSecretsWorker,
+  resealStoredSecrets,
+  type SealedColumn,
+  type ResealCounts,
+} from './reseal-secrets-worker';

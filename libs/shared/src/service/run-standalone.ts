@@ -75,6 +75,7 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     database,
     bus,
     internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
+    previousInternalTokenSecret: config.INTERNAL_TOKEN_SECRET_PREVIOUS,
   });
   onShutdownSignal(logger, async () => {
     try {

@@ -33,6 +33,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     database: Db;
     bus: EventBus;
     internalTokenSecret: string;
+    previousInternalTokenSecret?: string;
     /** Where the service logs (default stdout, JSON); `npm start` on a terminal passes pino-pretty. */
     logDestination?: DestinationStream;
   },
@@ -53,6 +54,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
       bus: shared.bus,
       version,
       internalTokenSecret: shared.internalTokenSecret,
+      previousInternalTokenSecret: shared.previousInternalTokenSecret,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       isDraining: () => draining,
     },
@@ -67,6 +69,7 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
     pool: shared.database.pool,
     bus: shared.bus,
     internalTokenSecret: shared.internalTokenSecret,
+    previousInternalTokenSecret: shared.previousInternalTokenSecret,
     version,
   };
   const workers = await startWorkers(service, workerDeps, config).catch(async (err: unknown) => {

@@ -19,6 +19,8 @@ export interface AppDeps {
   version: string;
   /** Verifies the gateway's identity header (and signs it, in the gateway). */
   internalTokenSecret: string;
+  /** INTERNAL_TOKEN_SECRET_PREVIOUS: still accepted while INTERNAL_TOKEN_SECRET is rotated. */
+  previousInternalTokenSecret?: string;
   bodyLimitBytes: number;
   /**
    * True once the process has begun to shut down (`serve()` sets it on SIGTERM): the app's
@@ -33,7 +35,13 @@ export interface AppDeps {
  */
 export type WorkerDeps = Pick<
   AppDeps,
-  'logger' | 'db' | 'pool' | 'bus' | 'internalTokenSecret' | 'version'
+  | 'logger'
+  | 'db'
+  | 'pool'
+  | 'bus'
+  | 'internalTokenSecret'
+  | 'previousInternalTokenSecret'
+  | 'version'
 >;
 
 /**

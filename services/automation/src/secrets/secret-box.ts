@@ -7,7 +7,8 @@ export type { SecretBox };
  * Workflow signing secrets: read back to sign every outbound request, so sealed, not hashed
  * (see @crm/shared/crypto), under a key of their own.
  */
-export function createSecretBox(keyMaterial: string): SecretBox {
+/** `keyMaterial`: one key, or a key ring with the current key first (see createPurposeSecretBox). */
+export function createSecretBox(keyMaterial: string | readonly string[]): SecretBox {
   return createPurposeSecretBox(keyMaterial, {
     salt: 'crm-automation',
     info: 'workflow-signing-secrets v1',

@@ -1,6 +1,12 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type RequestHandler } from 'express';
-import { deliveryIdFrom, parseJsonBody, secretNotConfigured, rawBytes } from '@crm/shared/inbound';
+import {
+  deliveryIdFrom,
+  parseJsonBody,
+  rawBytes,
+  secretNotConfigured,
+  verifyWithEither,
+} from '@crm/shared/inbound';
 import { recordDelivery, type Outcome } from '../../ledger/record-delivery';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
@@ -28,7 +34,9 @@ export function billingReceiver(ctx: ReceiverContext): Router {
   router.post(BILLING_PATH, requireSecret(ctx), rawBody(ctx.bodyLimitBytes), async (req, res) => {
     const raw = rawBytes(req);
     const secret = ctx.config.BILLING_WEBHOOK_SECRET ?? '';
-    const verification = verify(raw, req.headers, secret, new Date());
+    const verification = verifyWithEither(secret, ctx.config.BILLING_WEBHOOK_SECRET_PREVIOUS, (s) =>
+      verify(raw, req.headers, s, new Date()),
+    );
     if (!verification.ok) throw verification.rejection;
 
     // Shape errors are answered (400) before the ledger is touched: nothing is written.

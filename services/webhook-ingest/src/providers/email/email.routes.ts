@@ -3,10 +3,11 @@ import { Router, type Request, type Response } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import {
   deliveryIdFrom,
-  parseJsonBody,
   headerValue,
-  secretNotConfigured,
+  parseJsonBody,
   rawBytes,
+  secretNotConfigured,
+  verifyWithEither,
 } from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
@@ -29,7 +30,9 @@ export function emailReceiver(ctx: ReceiverContext): Router {
     const secret = ctx.config.EMAIL_WEBHOOK_SECRET;
     if (!secret) throw secretNotConfigured('email');
     const body = rawBytes(req);
-    const verification = verifyEmailSignature(body, req.headers, secret, new Date());
+    const verification = verifyWithEither(secret, ctx.config.EMAIL_WEBHOOK_SECRET_PREVIOUS, (s) =>
+      verifyEmailSignature(body, req.headers, s, new Date()),
+    );
     if (!verification.ok) throw verification.rejection;
 
     const event = parseEmailEvent(parseJsonBody(body));

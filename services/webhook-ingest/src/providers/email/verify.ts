@@ -1,5 +1,6 @@
 import { AppError } from '@crm/shared/http';
-import { Webhook, WebhookVerificationError } from 'svix';
+// svix's webhook module alone: the package's index loads its whole API client (250 modules).
+import { Webhook, WebhookVerificationError } from 'svix/dist/webhook';
 import {
   accepted,
   headerValue,

@@ -1,7 +1,13 @@
 import { errors, rawBody, requestIdOf } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { bodyDigestId, parseJsonBody, unprocessable, rawBytes } from '@crm/shared/inbound';
+import {
+  bodyDigestId,
+  parseJsonBody,
+  rawBytes,
+  unprocessable,
+  verifyWithEither,
+} from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { handleMessagingDelivery } from './handle';
@@ -45,10 +51,12 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
     const body = rawBytes(req);
     const secret = ctx.config.MESSAGING_APP_SECRET;
     if (secret) {
-      const verification = verify(body, req.headers, secret);
+      const verification = verifyWithEither(secret, ctx.config.MESSAGING_APP_SECRET_PREVIOUS, (s) =>
+        verify(body, req.headers, s),
+      );
       if (!verification.ok) throw verification.rejection;
     } else {
-      ctx.logger.warn({ receiver: PROVIDER, requestId: requestIdOf(req) }, UNVERIFIED_WARNING);
+      ctx.logger.warn({ receiver: PROVIDER, request_id: requestIdOf(req) }, UNVERIFIED_WARNING);
     }
     // Not JSON, or nested deeper than any real payload: 400 before anything is written.
     const payload = parseJsonBody(body);

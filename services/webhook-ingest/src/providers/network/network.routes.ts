@@ -6,9 +6,10 @@ import type { Delivery, Recorded } from '../../ledger/record-delivery';
 import {
   bodyDigestId,
   parseJsonBody,
+  rawBytes,
   secretNotConfigured,
   unprocessable,
-  rawBytes,
+  verifyWithEither,
 } from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { classifyBatch, type ClassifiedBatch } from './batch';
@@ -44,7 +45,9 @@ export function networkReceiver(ctx: ReceiverContext): Router {
     const secret = ctx.config.NETWORK_WEBHOOK_SECRET;
     if (!secret) throw secretNotConfigured('network');
     const body = rawBytes(req);
-    const verification = verifyNetworkSignature(body, req.headers, secret, new Date());
+    const verification = verifyWithEither(secret, ctx.config.NETWORK_WEBHOOK_SECRET_PREVIOUS, (s) =>
+      verifyNetworkSignature(body, req.headers, s, new Date()),
+    );
     if (!verification.ok) throw verification.rejection;
 
     // Shape problems are answered (400) before the delivery is claimed: nothing is written.

@@ -1,7 +1,13 @@
 import { rawBody } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
-import { bodyDigestId, deliveryIdFrom, secretNotConfigured, rawBytes } from '@crm/shared/inbound';
+import {
+  bodyDigestId,
+  deliveryIdFrom,
+  rawBytes,
+  secretNotConfigured,
+  verifyWithEither,
+} from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams } from './form-params';
@@ -26,11 +32,11 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
     const authToken = ctx.config.TELEPHONY_AUTH_TOKEN;
     if (!authToken) throw secretNotConfigured(PROVIDER);
     const body = rawBytes(req);
-    const verification = verify(
-      body,
-      req.headers,
+    const url = ctx.config.PUBLIC_BASE_URL + req.originalUrl;
+    const verification = verifyWithEither(
       authToken,
-      ctx.config.PUBLIC_BASE_URL + req.originalUrl,
+      ctx.config.TELEPHONY_AUTH_TOKEN_PREVIOUS,
+      (s) => verify(body, req.headers, s, url),
     );
     if (!verification.ok) throw verification.rejection;
 
