@@ -32,7 +32,7 @@ describe('npm start logs', () => {
         req: { method: 'GET', url: '/api/crm/deals' },
         res: { statusCode: 200 },
         responseTime: 12,
-        requestId: 'r-1',
+        request_id: 'r-1',
       },
       'request completed',
     );
@@ -43,7 +43,7 @@ describe('npm start logs', () => {
       /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: gateway +gateway listening \{"port":8080\}$/,
     );
     expect(lines[1]).toMatch(
-      /INFO: gateway +GET \/api\/crm\/deals 200 12ms \{"requestId":"r-1"\}$/,
+      /INFO: gateway +GET \/api\/crm\/deals 200 12ms \{"request_id":"r-1"\}$/,
     );
     expect(lines[2]).toMatch(/WARN: gateway +still redacted \{"password":"\[redacted\]"\}$/);
   });

@@ -34,11 +34,11 @@ describe('log lines and traces', () => {
       traceFlags: TraceFlags.SAMPLED,
     };
     context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(spanContext)), () =>
-      logger.info({ requestId: 'r-1' }, 'inside a span'),
+      logger.info({ request_id: 'r-1' }, 'inside a span'),
     );
     expect(lines()[0]).toMatchObject({
       msg: 'inside a span',
-      requestId: 'r-1',
+      request_id: 'r-1',
       trace_id: spanContext.traceId,
       span_id: spanContext.spanId,
     });

@@ -176,7 +176,7 @@ describe('createServiceApp: the failure envelope', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({
       level: 'error',
-      requestId: 'trace-boom-1',
+      request_id: 'trace-boom-1',
       method: 'GET',
       path: '/boom',
       status: 500,
@@ -395,7 +395,7 @@ describe('createServiceApp: x-request-id', () => {
     await eventually(() =>
       expect(capture.lines().find((l) => l.msg === 'request completed')).toMatchObject({
         level: 'info',
-        requestId: id,
+        request_id: id,
         req: { method: 'POST', url: '/echo' },
         res: { statusCode: 200 },
       }),

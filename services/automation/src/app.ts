@@ -26,18 +26,8 @@ export function createApp(deps: AppDeps, config: Config): Express {
     parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
-      app.use(
-        sessionPrefixesOf('automation'),
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
-      );
-      app.use(
-        workflowRoutes(
-          deps.db,
-          secretBoxFor(config, deps.internalTokenSecret),
-          deps.bodyLimitBytes,
-        ),
-      );
+      app.use(sessionPrefixesOf('automation'), requireIdentity(deps), forbidViewerWrites());
+      app.use(workflowRoutes(deps.db, secretBoxFor(config, deps), deps.bodyLimitBytes));
       app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes));
     },
   });

@@ -1,8 +1,14 @@
-import { consumerWorker, runStandalone, type ServiceDefinition } from '@crm/shared/service';
+import './telemetry';
+import {
+  consumerWorker,
+  resealSecretsWorker,
+  runStandalone,
+  type ServiceDefinition,
+} from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
-import { createEngine } from './engine/create-engine';
+import { createEngine, secretBoxFor } from './engine/create-engine';
 
 /** The durable consumer's name: every automation instance shares its work. */
 export const CONSUMER_NAME = 'automation-workflows';
@@ -18,7 +24,17 @@ export const service: ServiceDefinition<typeof configSchema> = {
       durable: CONSUMER_NAME,
       handler: (event) => engine.handleEvent(event),
     });
+    // While a key is being rotated, stored workflow secrets are re-sealed under the new one.
+    const rotating = config.AUTOMATION_SECRETS_KEY_PREVIOUS || deps.previousInternalTokenSecret;
+    const reseal = rotating
+      ? [
+          resealSecretsWorker(deps, secretBoxFor(config, deps), [
+            { table: 'automation_workflows', column: 'signing_secret_sealed' },
+          ]),
+        ]
+      : [];
     return [
+      ...reseal,
       {
         name: consumer.name,
         start: () => consumer.start(),

@@ -25,11 +25,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
-      app.use(
-        sessionPrefixesOf('crm-api'),
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
-      );
+      app.use(sessionPrefixesOf('crm-api'), requireIdentity(deps), forbidViewerWrites());
       app.use(
         importRoutes({
           db: deps.db,

@@ -22,11 +22,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
-      app.use(
-        sessionPrefixesOf('mcp-ingest'),
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
-      );
+      app.use(sessionPrefixesOf('mcp-ingest'), requireIdentity(deps), forbidViewerWrites());
       app.use(keyRoutes(deps.db, deps.bodyLimitBytes));
       app.use(mcpRoutes(deps.db, deps.logger, config.MCP_BODY_LIMIT_BYTES));
     },

@@ -1,3 +1,4 @@
+import './telemetry';
 import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';

@@ -7,7 +7,7 @@ import type { Config } from './config';
 import { integrationRoutes } from './integrations/integrations.routes';
 import { RECEIVERS } from './providers';
 import type { ReceiverContext } from './receivers/receiver-context';
-import { createSecretBox } from './secrets/secret-box';
+import { connectionSecretBox } from './secrets/secret-box';
 
 /**
  * webhook-ingest (:4002): the inbound provider receivers (each reads the raw body and verifies
@@ -19,7 +19,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     db: deps.db,
     logger: deps.logger,
     config,
-    secrets: createSecretBox(config.CONNECTION_SECRETS_KEY ?? deps.internalTokenSecret),
+    secrets: connectionSecretBox(config, deps),
     bodyLimitBytes: deps.bodyLimitBytes,
   };
   return createServiceApp({
@@ -31,11 +31,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     parseJson: false,
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
-      app.use(
-        sessionPrefixesOf('webhook-ingest'),
-        requireIdentity(deps.internalTokenSecret),
-        forbidViewerWrites(),
-      );
+      app.use(sessionPrefixesOf('webhook-ingest'), requireIdentity(deps), forbidViewerWrites());
       app.use(integrationRoutes(context));
       for (const receiver of RECEIVERS) app.use(receiver(context));
     },

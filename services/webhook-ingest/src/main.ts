@@ -1,13 +1,25 @@
-import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
+import './telemetry';
+import { resealSecretsWorker, runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { connectionSecretBox } from './secrets/secret-box';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'webhook-ingest',
   configSchema,
   port: (config) => config.WEBHOOK_INGEST_PORT,
   createApp,
+  // While a key is being rotated, stored connection secrets are re-sealed under the new one.
+  workers: (deps, config) =>
+    config.CONNECTION_SECRETS_KEY_PREVIOUS || deps.previousInternalTokenSecret
+      ? [
+          resealSecretsWorker(deps, connectionSecretBox(config, deps), [
+            { table: 'storefront_connections', column: 'webhook_secret_ciphertext' },
+            { table: 'payment_connections', column: 'webhook_secret_ciphertext' },
+          ]),
+        ]
+      : [],
   runsOutboxRelay: true,
   packageDir: join(__dirname, '..'),
 };

@@ -608,7 +608,7 @@ describe('without MESSAGING_APP_SECRET: verification skipped, loudly', () => {
       );
 
   it('a warning was logged when the receiver was built (start-up, before any request)', () => {
-    expect(warnings().filter((line) => line.requestId === undefined)).toEqual([
+    expect(warnings().filter((line) => line.request_id === undefined)).toEqual([
       expect.objectContaining({ receiver: 'messaging' }),
     ]);
   });
@@ -636,7 +636,7 @@ describe('without MESSAGING_APP_SECRET: verification skipped, loudly', () => {
         }),
       ]);
       expect(
-        warnings().filter((line) => line.requestId === res.headers['x-request-id']),
+        warnings().filter((line) => line.request_id === res.headers['x-request-id']),
       ).toHaveLength(1);
     },
   );

@@ -6,6 +6,7 @@ import type { Database } from '../db/schema';
 import { withSystemScope } from '../db/tenant-scope';
 import type { EventBus } from './bus';
 import { eventsOfRow } from './outbox';
+import { startPublishSpans } from './trace-context';
 
 export interface OutboxRelayOptions {
   db: Kysely<Database>;
@@ -168,11 +169,11 @@ export class OutboxRelay {
         // rows behind it, and its acknowledged events again: the bus drops those as duplicates
         // by message id, and consumers are idempotent and order-tolerant per event), and the
         // round ends there with a backoff.
+        const rowEvents = rows.map((row) => eventsOfRow(row.envelope));
+        const spans = startPublishSpans(rowEvents.flat());
         const outcomes = await Promise.all(
-          rows.map(async (row) => {
-            const results = await Promise.allSettled(
-              eventsOfRow(row.envelope).map((event) => bus.publish(event)),
-            );
+          rowEvents.map(async (events) => {
+            const results = await Promise.allSettled(events.map((event) => bus.publish(event)));
             return results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
           }),
         );
@@ -181,6 +182,7 @@ export class OutboxRelay {
         const publishedSeqs = publishedRows.map((row) => row.seq);
         const published = publishedRows.reduce((sum, row) => sum + row.event_count, 0);
         const firstFailed = outcomes.findIndex((outcome) => outcome !== undefined);
+        spans.end(firstFailed >= 0);
         const rejected = outcomes[firstFailed];
         const failure = rejected && {
           seq: rows[firstFailed].seq,

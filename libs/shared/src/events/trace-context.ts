@@ -67,3 +67,49 @@ export function inConsumerSpan<T>(
     }
   });
 }
+
+export interface PublishSpans {
+  /** Ends every span of the round; `failed` marks them as errors. */
+  end(failed: boolean): void;
+}
+
+/**
+ * The relay's publish of one round, in the writers' traces: a `publish` span (kind PRODUCER) per
+ * writer context among the round's events, a child of that context. One span per writer and
+ * round rather than per event: a 10,000-lead import is one writer context whose events leave in
+ * about ten rounds, so ten spans, not 10,000 that would overflow the exporter's queue.
+ */
+export function startPublishSpans(events: readonly EventEnvelope[]): PublishSpans {
+  const byWriter = new Map<string, EventEnvelope[]>();
+  for (const event of events) {
+    const writer = event.trace.traceparent;
+    if (!writer) continue;
+    const group = byWriter.get(writer);
+    if (group) group.push(event);
+    else byWriter.set(writer, [event]);
+  }
+  const spans = [...byWriter.values()].map((group) => {
+    const types = [...new Set(group.map((event) => event.type))];
+    return tracer.startSpan(
+      types.length === 1 ? `publish ${types[0]}` : 'publish',
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'send',
+          'messaging.batch.message_count': group.length,
+          'crm.event.types': types,
+        },
+      },
+      propagation.extract(ROOT_CONTEXT, group[0].trace, envelopeTrace),
+    );
+  });
+  return {
+    end(failed) {
+      for (const span of spans) {
+        if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+    },
+  };
+}

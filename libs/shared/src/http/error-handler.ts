@@ -124,7 +124,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const appError = toAppError(err);
     const log = {
       err: loggableError(err),
-      requestId: req.id,
+      request_id: req.id,
       method: req.method,
       path: req.path,
       status: appError.status,

@@ -37,7 +37,7 @@ type LogLevel = 'info' | 'warn' | 'error';
  * logged; credential headers are redacted by the logger itself (see logger/).
  *
  * The line has the fields pino-http wrote (`req` {method, url, headers}, `res` {statusCode},
- * `responseTime`, `requestId`, `traceId`, `tenantId`, `err` on failures; messages `request
+ * `responseTime`, `request_id`, `trace_id` (as every line logged in a span), `tenantId`, `err` on failures; messages `request
  * completed` / `request aborted` / `request errored`), but no child logger is built per request:
  * the process's one logger (one redaction setup) writes the line when the response is done, and
  * nothing is built at all when the line's level is off (e.g. `LOG_LEVEL=warn` and a 2xx).
@@ -62,8 +62,8 @@ export function httpLogger(logger: Logger): RequestHandler {
       const level: LogLevel = failed ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const line: Record<string, unknown> = {
-        requestId: req.id,
-        traceId,
+        request_id: req.id,
+        trace_id: traceId,
         req: {
           method: req.method,
           url: redactUrl(req.originalUrl ?? req.url),

@@ -1,4 +1,6 @@
+import { secretKeyRing } from '@crm/shared/crypto';
 import type { Database } from '@crm/shared/db';
+import type { IdentitySecrets } from '@crm/shared/identity';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -10,13 +12,20 @@ import { createOutboundClient, type OutboundClient } from './outbound';
 /** Most runs recorded but not finished per process before the consumer waits. */
 export const MAX_PENDING_RUNS = 10_000;
 
-export function secretBoxFor(config: Config, internalTokenSecret: string): SecretBox {
-  return createSecretBox(config.AUTOMATION_SECRETS_KEY ?? internalTokenSecret);
+/** Workflow secrets' box: AUTOMATION_SECRETS_KEY (or the internal token secret) and its previous value. */
+export function secretBoxFor(config: Config, secrets: IdentitySecrets): SecretBox {
+  return createSecretBox(
+    secretKeyRing({
+      key: config.AUTOMATION_SECRETS_KEY,
+      previousKey: config.AUTOMATION_SECRETS_KEY_PREVIOUS,
+      ...secrets,
+    }),
+  );
 }
 
 /** The engine and the HTTP client it sends with (close the client when done). */
 export function createEngine(
-  deps: { db: Kysely<Database>; logger: Logger; internalTokenSecret: string; version: string },
+  deps: { db: Kysely<Database>; logger: Logger; version: string } & IdentitySecrets,
   config: Config,
   options: { keepAlive?: boolean } = {},
 ): { engine: Engine; outbound: OutboundClient } {
@@ -29,7 +38,7 @@ export function createEngine(
   const engine = new Engine({
     db: deps.db,
     logger: deps.logger,
-    secrets: secretBoxFor(config, deps.internalTokenSecret),
+    secrets: secretBoxFor(config, deps),
     outbound,
     limiter: new TenantLimiter(
       config.AUTOMATION_MAX_CONCURRENT,

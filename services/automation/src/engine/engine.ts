@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { withTenant, type Database } from '@crm/shared/db';
 import { PLATFORM_EVENT_TYPES, typeMatches, type EventEnvelope } from '@crm/shared/events';
+import { inSpan } from '@crm/shared/telemetry';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { Webhook } from 'svix';
+// svix's webhook module alone: the package's index loads its whole API client (250 modules,
+// ~13 MB of a service's idle memory) for one class.
+import { Webhook } from 'svix/dist/webhook';
 import { finishRun, findRun, recordRuns, type NewRun } from '../runs/runs.repository';
 import type { RunWithSteps, Step, TestRunInput } from '../runs/runs.schema';
 import type { SecretBox } from '../secrets/secret-box';
@@ -97,7 +100,13 @@ export class Engine {
         await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
       }
       const running = this.deps.limiter
-        .run(context.tenantId, () => this.execute(workflow, runId, context))
+        .run(context.tenantId, () =>
+          inSpan(
+            'workflow run',
+            { 'crm.workflow.id': workflow.id, 'crm.workflow.run.id': runId },
+            () => this.execute(workflow, runId, context),
+          ),
+        )
         .then(
           () => undefined,
           (err: unknown) =>

@@ -82,7 +82,7 @@ async function streamExport(
       writer.abort();
       if (!clientGone) throw err;
       logger.info(
-        { requestId: requestIdOf(req), tenantId, resource: resource.name, format: format.name },
+        { request_id: requestIdOf(req), tenantId, resource: resource.name, format: format.name },
         'export stopped: the client went away',
       );
     }

@@ -86,7 +86,7 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
       },
       error: (err, req, res) => {
         options.logger.warn(
-          { err, service: options.service, requestId: requestIdOf(req as IncomingMessage) },
+          { err, service: options.service, request_id: requestIdOf(req as IncomingMessage) },
           'service unavailable',
         );
         answerUnavailable(res as ServerResponse | Socket, options.service);
