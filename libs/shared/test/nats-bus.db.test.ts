@@ -140,6 +140,32 @@ describeWithNats('NATS JetStream bus', () => {
     expect(new Set(seen)).toEqual(new Set(events.map((e) => e.id)));
   });
 
+  it('fails a publish in flight as soon as the connection drops, not at its timeout', async () => {
+    const { hostname, port } = new URL(natsUrl as string);
+    const proxy = await startTcpProxy(hostname, Number(port || 4222));
+    try {
+      const bus = await NatsBus.connect({
+        url: `nats://127.0.0.1:${proxy.port}`,
+        logger: logs.logger,
+        streamName,
+        subjectPrefix,
+        // Far longer than the test's own timeout: only the drop can end this publish in time.
+        publishTimeoutMs: 60_000,
+      });
+      buses.push(bus);
+      await bus.publish(leadImported()); // the stream exists and answers
+      const inFlight = bus.publish(leadImported());
+      await proxy.cut();
+      await expect(inFlight).rejects.toThrow(
+        'NATS connection lost before the publish was acknowledged',
+      );
+      expect(bus.isConnected()).toBe(false);
+      await expect(bus.publish(leadImported())).rejects.toThrow('NATS is disconnected');
+    } finally {
+      await proxy.close();
+    }
+  });
+
   describe('with the outbox', () => {
     let database: Db;
     beforeAll(async () => {

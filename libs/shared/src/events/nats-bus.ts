@@ -62,6 +62,9 @@ export class NatsBus implements EventBus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly reconnectListeners = new Set<() => void>();
   private connected = true;
+  private statusGeneration = 0;
+  /** Publishes awaiting their acknowledgement, failed at once when the connection drops. */
+  private readonly inFlight = new Set<(err: Error) => void>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -127,13 +130,24 @@ export class NatsBus implements EventBus {
   private async watchStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
       if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
-      this.connected = status.type === 'reconnect';
+      // Each change starts a new generation, so a late readiness check of an earlier
+      // reconnect cannot mark a connection that has dropped again as connected.
+      const generation = ++this.statusGeneration;
       if (status.type === 'disconnect') {
+        this.connected = false;
+        // Their acks will not come on this connection: waiting out the publish timeout (5 s)
+        // would hold the relay's round, and its lock, past the server's return.
+        const lost = new Error('NATS connection lost before the publish was acknowledged');
+        for (const fail of this.inFlight) fail(lost);
         this.options.logger.warn(
           { nats: status.type, server: status.data },
           'NATS connection lost; reconnecting',
         );
-      } else {
+        continue;
+      }
+      void this.whenJetStreamAnswers(generation).then(() => {
+        if (generation !== this.statusGeneration) return;
+        this.connected = true;
         this.options.logger.info(
           { nats: status.type, server: status.data },
           'NATS connection back',
@@ -145,6 +159,24 @@ export class NatsBus implements EventBus {
             this.options.logger.error({ err }, 'NATS reconnect listener failed');
           }
         }
+      });
+    }
+  }
+
+  /**
+   * A server that has just restarted accepts connections before JetStream has recovered its
+   * streams, and publishes fail meanwhile ("no responders"): the bus counts as connected, and
+   * the relay is woken, only once JetStream answers (or after 10 s, when the relay's own
+   * backoff takes over). Waking the relay at once cost it a failed round and 1 + 2 + 4 s of
+   * backoff after a restart.
+   */
+  private async whenJetStreamAnswers(generation: number): Promise<void> {
+    for (let attempt = 0; attempt < 100 && generation === this.statusGeneration; attempt++) {
+      try {
+        await this.jsm.getAccountInfo();
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
   }
@@ -165,16 +197,22 @@ export class NatsBus implements EventBus {
     // buffer: the publish would only fail at its timeout (5 s), holding the relay's round, which
     // then misses the reconnect. Failing at once leaves the event in the outbox for the wake.
     if (!this.isConnected()) throw new Error('NATS is disconnected');
-    const ack = await this.js.publish(
-      subjectFor(this.options.subjectPrefix, event.type),
-      codec.encode(event),
-      {
-        msgID: event.id,
-        timeout: this.options.publishTimeoutMs,
-        headers: messageHeaders(event),
-      },
-    );
-    return { duplicate: ack.duplicate };
+    let fail: (err: Error) => void = () => undefined;
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    this.inFlight.add(fail);
+    try {
+      const ack = await Promise.race([
+        this.js.publish(subjectFor(this.options.subjectPrefix, event.type), codec.encode(event), {
+          msgID: event.id,
+          timeout: this.options.publishTimeoutMs,
+          headers: messageHeaders(event),
+        }),
+        lost,
+      ]);
+      return { duplicate: ack.duplicate };
+    } finally {
+      this.inFlight.delete(fail);
+    }
   }
 
   async subscribe(spec: SubscriptionSpec): Promise<Subscription> {
