@@ -10,6 +10,14 @@ const UNAVAILABLE_NODE_CODES = new Set([
   'EPIPE',
 ]);
 
+/*
+ * node-postgres's own errors when the server went away, which carry no code: the pool could not
+ * connect in time, the socket closed under a query, or a query was sent on a client that had
+ * already lost its connection (the first request after the database is cut off).
+ */
+const CONNECTION_LOST =
+  /timeout exceeded when trying to connect|Connection terminated|not queryable|Client was closed|timeout expired|Query read timeout/i;
+
 interface DriverError {
   code?: unknown;
   message?: unknown;
@@ -22,10 +30,7 @@ interface DriverError {
 export function databaseErrorToAppError(err: unknown): AppError | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { code, message } = err as DriverError;
-  if (
-    typeof message === 'string' &&
-    /timeout exceeded when trying to connect|Connection terminated/i.test(message)
-  ) {
+  if (typeof message === 'string' && CONNECTION_LOST.test(message)) {
     return errors.serviceUnavailable('The database is unavailable; try again shortly');
   }
   if (typeof code !== 'string') return undefined;

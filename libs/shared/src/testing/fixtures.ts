@@ -17,7 +17,7 @@ export function testDb(): Db {
  * A database of this test file's own, cloned from the migrated template: for tests that run
  * an outbox relay, which publishes every pending row it can see. close() drops it.
  */
-export async function isolatedTestDb(): Promise<Db> {
+export async function isolatedTestDb(): Promise<Db & { url: string }> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   const template = process.env.TEST_TEMPLATE_DATABASE;
   if (!adminUrl || !template) throw new Error('run tests through `npm test` (jest global setup)');
@@ -30,6 +30,8 @@ export async function isolatedTestDb(): Promise<Db> {
   });
   return {
     ...database,
+    // For services started as processes on this database.
+    url: withDatabase(adminUrl, name),
     close: async () => {
       await database.close();
       await dropDatabase(adminUrl, name);

@@ -4,7 +4,13 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { captureLogger, type CapturedLogger } from './capture-logger';
 export { natsUrlForTests } from './nats';
 export { describeServiceBasics, testAppDeps, TEST_INTERNAL_TOKEN_SECRET } from './service-basics';
-export { runServiceProcess, describeStandaloneStart, type ProcessResult } from './standalone';
+export {
+  runServiceProcess,
+  startServiceProcess,
+  describeStandaloneStart,
+  type ProcessResult,
+  type ServiceProcess,
+} from './standalone';
 export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';
 export { tenantRowCounts, allRowCounts } from './row-counts';
 export { insertRow, rowCounts, ledgerRows, tenantRows, outboxEvents } from './read-backs';

@@ -49,6 +49,50 @@ export function runServiceProcess(
   })();
 }
 
+export interface ServiceProcess {
+  stdout(): string;
+  /** SIGTERM, then SIGKILL if it has not exited within 10 s; resolves with how it ended. */
+  stop(): Promise<ProcessResult>;
+}
+
+/**
+ * Starts a service's main.ts as its own long-running process (see runServiceProcess) and
+ * resolves once it logs that it listens; the caller stops it. A process that exits first
+ * rejects with its output.
+ */
+export async function startServiceProcess(
+  serviceDir: string,
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  let stop: () => void = () => undefined;
+  let current: { stdout: () => string } | undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const result = runServiceProcess(serviceDir, env, async (proc) => {
+    current = proc;
+    await stopped;
+    proc.kill('SIGTERM');
+    setTimeout(() => proc.kill('SIGKILL'), 10_000).unref();
+    await new Promise(() => undefined); // until it exits
+  });
+  const listening = eventually(
+    () => expect(current?.stdout() ?? '').toContain(`${serviceDir} listening`),
+    60_000,
+    50,
+  );
+  const exitedFirst = result.then((r) => {
+    throw new Error(`${serviceDir} exited before listening (${r.code}): ${r.stderr || r.stdout}`);
+  });
+  await Promise.race([listening, exitedFirst]);
+  exitedFirst.catch(() => undefined);
+  return {
+    stdout: () => current?.stdout() ?? '',
+    stop: () => {
+      stop();
+      return result;
+    },
+  };
+}
+
 /**
  * What main.ts of every service must do: refuse to start alone without DATABASE_URL, NATS_URL
  * and INTERNAL_TOKEN_SECRET, saying which; with them, listen, answer /health, and stop cleanly

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { eventually } from '@crm/test-kit';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/**
+ * A service run as its own process from source (node with tsx's loader, as in
+ * libs/shared/src/testing/standalone.ts), kept running until the test stops or kills it.
+ */
+export class ServiceProcess {
+  private output = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly name: string,
+    private readonly child: ChildProcess,
+  ) {
+    child.stdout?.on('data', (d) => (this.output += d));
+    child.stderr?.on('data', (d) => (this.output += d));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts `services/<name>/src/main.ts` with `env` (plus PATH) and waits until it listens. */
+  static async start(name: string, env: Record<string, string>): Promise<ServiceProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(ROOT, 'services', name),
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const service = new ServiceProcess(name, child);
+    const port = Number(env.PORT ?? Object.entries(env).find(([k]) => k.endsWith('_PORT'))?.[1]);
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${name} exited: ${service.output}`);
+        const res = await fetch(`http://127.0.0.1:${port}/health`);
+        expect(res.status).toBeLessThan(600);
+      },
+      60_000,
+      100,
+    );
+    return service;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** False once the process has exited, whatever the reason. */
+  running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  logs(): string {
+    return this.output;
+  }
+
+  /** SIGKILL: no shutdown hooks, requests in flight are cut, as in a crash. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** SIGTERM, the clean stop; SIGKILL if it has not exited within 20 s. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const force = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+    await this.exited;
+    clearTimeout(force);
+  }
+}
