@@ -12,8 +12,9 @@ import { NatsServerProcess } from './support/nats-server';
  * odd strings) and query strings at every crm-api route, over real HTTP at the service
  * process, as an admin of a tenant. Never a 5xx, the process never dies, and a refused request
  * (4xx) writes no row of the tenant. The per-service in-process fuzzing of issue 9
- * (libs/shared/src/testing/fuzz-service.ts) covers automation, migrate and mcp-ingest; the
- * receivers and the gateway are not fuzzed here.
+ * (libs/shared/src/testing/fuzz-service.ts) covers automation, migrate and mcp-ingest in
+ * process; hostile-signed-input.reliability.test.ts sends signed hostile bodies at the receivers,
+ * migrate and MCP as processes behind the gateway.
  */
 const TEST = '5 hostile input (crm-api)';
 const RUNS_PER_ROUTE = 40;

@@ -107,7 +107,12 @@ function startBackend(name: Backend, env: PlatformEnv, port: number): Promise<Se
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     HOST: '127.0.0.1',
     [`${envName(name)}_PORT`]: String(port),
+    // Every receiver configured, as in production (one without its secret answers 503).
     NETWORK_WEBHOOK_SECRET: NETWORK_SECRET,
+    BILLING_WEBHOOK_SECRET: 'reliability-billing-secret',
+    EMAIL_WEBHOOK_SECRET: 'whsec_cmVsaWFiaWxpdHktZW1haWwtc2VjcmV0',
+    MESSAGING_APP_SECRET: 'reliability-messaging-secret',
+    TELEPHONY_AUTH_TOKEN: 'reliability-telephony-token',
     SVC_MIGRATE_SIGNING_SECRET: MIGRATE_SECRET,
   });
 }
