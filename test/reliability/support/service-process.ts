@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '@crm/test-kit';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** Node flags that let the suite ask a service for a full GC (support/gc-on-signal.cjs). */
+const GC_ON_SIGNAL = ['--expose-gc', '--require', join(__dirname, 'gc-on-signal.cjs')];
 
 /**
  * A service run as its own process from source (node with tsx's loader, as in
@@ -23,7 +26,7 @@ export class ServiceProcess {
 
   /** Starts `services/<name>/src/main.ts` with `env` (plus PATH) and waits until it listens. */
   static async start(name: string, env: Record<string, string>): Promise<ServiceProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...GC_ON_SIGNAL, '--import', 'tsx', 'src/main.ts'], {
       cwd: join(ROOT, 'services', name),
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,6 +56,15 @@ export class ServiceProcess {
 
   logs(): string {
     return this.output;
+  }
+
+  /** Resident memory after a full GC (Linux: VmRSS of /proc/<pid>/status), in MB. */
+  async rssAfterGcMb(): Promise<number> {
+    this.child.kill('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 500));
+    const status = await readFile(`/proc/${this.child.pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]);
+    return Math.round(kb / 102.4) / 10;
   }
 
   /** SIGKILL: no shutdown hooks, requests in flight are cut, as in a crash. */
