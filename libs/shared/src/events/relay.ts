@@ -3,7 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { OUTBOX_CHANNEL } from '../db/migrations';
 import type { Database } from '../db/schema';
-import { withSystemScope } from '../db/tenant-scope';
+import { withSystemScope, type Trx } from '../db/tenant-scope';
 import type { EventBus } from './bus';
 import { eventsOfRow } from './outbox';
 import { startPublishSpans } from './trace-context';
@@ -22,6 +22,13 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
   retainPublishedMs?: number;
+}
+
+interface PendingRow {
+  seq: string;
+  id: string;
+  envelope: unknown;
+  event_count: number;
 }
 
 // Only one relay publishes at a time, so events leave in commit order even with several
@@ -146,22 +153,7 @@ export class OutboxRelay {
           locked: boolean;
         }>`SELECT pg_try_advisory_xact_lock(hashtext(${RELAY_LOCK_KEY})) AS locked`.execute(trx);
         if (!lock.rows[0]?.locked) return { published: 0, more: false, failed: false };
-        const pending = await trx
-          .selectFrom('event_outbox')
-          .select(['seq', 'id', 'envelope', 'event_count'])
-          .where('published_at', 'is', null)
-          .orderBy('seq')
-          .limit(this.batchSize)
-          .forUpdate()
-          .skipLocked()
-          .execute();
-        // A round publishes at most batchSize events (a batch row counts its events), and
-        // always at least one row.
-        let events = 0;
-        const rows = pending.filter((row, i) => {
-          events += row.event_count;
-          return i === 0 || events <= this.batchSize;
-        });
+        const { rows, more } = await this.takeRound(trx);
         // Every event of the round is published at once, with all acknowledgements in flight:
         // the client writes them in order on its one connection, so the stream stores them in
         // seq order. A row is published when each of its events is acknowledged; every such row
@@ -212,11 +204,7 @@ export class OutboxRelay {
             .execute();
           return { published, more: false, failed: true };
         }
-        return {
-          published,
-          more: pending.length === this.batchSize || rows.length < pending.length,
-          failed: false,
-        };
+        return { published, more, failed: false };
       });
     } catch (err) {
       // Stopping while the database goes away too (Ctrl-C reaches an embedded Postgres at
@@ -225,6 +213,36 @@ export class OutboxRelay {
       else logger.error({ err }, 'outbox relay round failed; will retry');
       return { published: 0, more: false, failed: true };
     }
+  }
+
+  /**
+   * The rows of one round, in seq order: at most batchSize events (a batch row counts its
+   * events), and always at least one row. Up to batchSize pending rows are locked, but only the
+   * envelopes of the rows taken are read: a backlog of 1,000-event batch rows used to have every
+   * pending row's envelope read and parsed in each round, to publish one of them.
+   */
+  private async takeRound(trx: Trx): Promise<{ rows: PendingRow[]; more: boolean }> {
+    const { rows } = await sql<PendingRow & { locked: string }>`
+      WITH locked AS (
+        SELECT seq, event_count FROM event_outbox
+         WHERE published_at IS NULL
+         ORDER BY seq
+         LIMIT ${this.batchSize}
+           FOR UPDATE SKIP LOCKED
+      ), counted AS (
+        SELECT seq,
+               sum(event_count) OVER (ORDER BY seq) AS upto,
+               row_number() OVER (ORDER BY seq) AS n,
+               count(*) OVER () AS locked
+          FROM locked
+      )
+      SELECT o.seq, o.id, o.envelope, o.event_count, c.locked
+        FROM counted c
+        JOIN event_outbox o ON o.seq = c.seq
+       WHERE c.n = 1 OR c.upto <= ${this.batchSize}
+       ORDER BY o.seq`.execute(trx);
+    const locked = Number(rows[0]?.locked ?? 0);
+    return { rows, more: locked === this.batchSize || rows.length < locked };
   }
 
   private async listen(): Promise<void> {
