@@ -53,6 +53,14 @@ async function waitFor(what: string, check: () => Promise<boolean>, child?: Chil
 }
 
 /**
+ * BENCH_CPU_PROF=<dir>: every service writes a CPU profile there when it stops (node --cpu-prof),
+ * to see where a scenario's time goes before and after a change.
+ */
+const PROFILE_FLAGS = process.env.BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+  : [];
+
+/**
  * A service as its image runs it: compiled JavaScript (`npm run build` first), one process,
  * `--max-semi-space-size=2` like its start script. Resolves once /health answers 200.
  */
@@ -64,7 +72,7 @@ export async function startService(
   const child = track(
     spawn(
       process.execPath,
-      ['--max-semi-space-size=2', join('services', name, 'dist', 'main.js')],
+      [...PROFILE_FLAGS, '--max-semi-space-size=2', join('services', name, 'dist', 'main.js')],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', ...env },
