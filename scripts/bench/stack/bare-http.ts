@@ -6,6 +6,7 @@
  * Prints its port on stdout once listening.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -32,7 +33,11 @@ function verifier(): express.Express {
 
 function proxy(targetPort: number): express.Express {
   const app = express();
-  app.use(createProxyMiddleware({ target: `http://127.0.0.1:${targetPort}` }));
+  // Keep-alive to the verifier, as the gateway keeps it to the services: without an agent,
+  // http-proxy sends `connection: close` upstream and passes it back, so every client request
+  // would cost two new TCP connections and the baseline would be a handicapped one.
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  app.use(createProxyMiddleware({ target: `http://127.0.0.1:${targetPort}`, agent }));
   return app;
 }
 
