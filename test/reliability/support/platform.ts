@@ -72,7 +72,12 @@ export class Platform {
       await Promise.all([...services.values()].map((s) => s.stop()));
       throw (failed as PromiseRejectedResult).reason;
     }
-    const gateway = await ServiceProcess.start('gateway', gatewayEnv);
+    const gateway = await ServiceProcess.start('gateway', gatewayEnv).catch(
+      async (err: unknown) => {
+        await Promise.all([...services.values()].map((s) => s.stop()));
+        throw err;
+      },
+    );
     return new Platform(env, gateway, ports, services);
   }
 

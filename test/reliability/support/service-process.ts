@@ -41,7 +41,11 @@ export class ServiceProcess {
       },
       60_000,
       100,
-    );
+    ).catch(async (err: unknown) => {
+      // Never leave a process that did not come up behind: it would outlive the suite.
+      await service.kill();
+      throw err;
+    });
     return service;
   }
 
