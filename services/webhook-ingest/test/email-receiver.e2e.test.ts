@@ -5,6 +5,7 @@ import {
   ledgerRows,
   outboxEvents,
   rowCounts,
+  tenantRowCounts,
   tenantRows,
   testDb,
 } from '@crm/test-kit';
@@ -76,11 +77,22 @@ async function sentMessage() {
 
 const ACTIVITY_TABLES = ['email_opens', 'email_clicks', 'email_replies'];
 
-/** Everything a delivery could write: activity rows, the email ledger, the tenant's outbox. */
+/**
+ * The tenant's activity rows. Counted for the tenant, not table-wide: other test files (replays,
+ * inbound events, secret rotation) store email activity and ledger rows in the same database
+ * at the same time.
+ */
+async function activityCounts(tenantId: string) {
+  const counts = await tenantRowCounts(database, tenantId);
+  return Object.fromEntries(ACTIVITY_TABLES.map((table) => [table, counts[table]]));
+}
+
+/** Everything a delivery could write for the tenant: activity rows, email ledger, outbox. */
 async function writes(tenantId: string) {
   return {
-    ...(await rowCounts(database, ACTIVITY_TABLES)),
-    ledger: (await ledgerRows(database, 'email')).length,
+    ...(await activityCounts(tenantId)),
+    ledger: (await ledgerRows(database, 'email')).filter((row) => row.tenant_id === tenantId)
+      .length,
     outbox: (await outboxEvents(database, tenantId)).length,
   };
 }
@@ -285,12 +297,12 @@ describe('events acknowledged or ignored without storing', () => {
     '%s: 200 { received: true }, ledger ignored under the message tenant',
     async (type) => {
       const message = await sentMessage();
-      const before = await rowCounts(database, ACTIVITY_TABLES);
+      const before = await activityCounts(message.tenantId);
       const delivery = send({ type, data: { email_id: message.providerMessageId } });
       const res = await delivery;
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true });
-      expect(await rowCounts(database, ACTIVITY_TABLES)).toEqual(before);
+      expect(await activityCounts(message.tenantId)).toEqual(before);
       expect(await outboxEvents(database, message.tenantId)).toEqual([]);
       expect(await ledgerOf(delivery.webhookId)).toEqual([
         expect.objectContaining({
