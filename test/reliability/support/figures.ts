@@ -48,3 +48,19 @@ export function figuresTable(rows: Figure[]): string {
     ...cells.map(line),
   ].join('\n');
 }
+
+/** How many answers had each status, for a fuzzing test's figures (`200: 52, 400: 344`). */
+export class StatusTally {
+  private readonly counts = new Map<number, number>();
+
+  add(status: number): void {
+    this.counts.set(status, (this.counts.get(status) ?? 0) + 1);
+  }
+
+  toString(): string {
+    return [...this.counts]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status}: ${n}`)
+      .join(', ');
+  }
+}

@@ -100,6 +100,13 @@ export class Platform {
     return [this.gateway, ...this.services.values()];
   }
 
+  /** The names of the processes that have exited (crashed, say): [] while all run. */
+  exited(): string[] {
+    return this.processes()
+      .filter((p) => !p.running())
+      .map((p) => p.name);
+  }
+
   async stop(): Promise<void> {
     await this.gateway.stop();
     await Promise.all([...this.services.values()].map((s) => s.stop()));
