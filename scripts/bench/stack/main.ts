@@ -38,21 +38,14 @@ import {
   type Stack,
 } from './scenarios';
 import { BARE_SECRET } from './bare-http';
+import { PORT_VARIABLES, type ServiceName } from '../../dev/ports';
 
 const ONLY = new Set(
   (process.env.ONLY ?? 'deals,single,batches,relay,import,rss').split(',').map((s) => s.trim()),
 );
 const INTERNAL_TOKEN_SECRET = `bench-internal-token-secret-${randomUUID()}`;
 const NETWORK_SECRET = 'bench-network-webhook-secret';
-const SERVICES = ['gateway', 'crm-api', 'webhook-ingest', 'automation', 'mcp-ingest', 'migrate'];
-const PORT_VARIABLE: Record<string, string> = {
-  gateway: 'GATEWAY_PORT',
-  'crm-api': 'CRM_API_PORT',
-  'webhook-ingest': 'WEBHOOK_INGEST_PORT',
-  automation: 'AUTOMATION_PORT',
-  'mcp-ingest': 'MCP_INGEST_PORT',
-  migrate: 'MIGRATE_PORT',
-};
+const SERVICES = Object.keys(PORT_VARIABLES) as ServiceName[];
 
 async function json(res: Response): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
@@ -90,7 +83,7 @@ export async function runStackBench(): Promise<Row[]> {
       INTERNAL_TOKEN_SECRET,
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      [PORT_VARIABLE[service]]: String(ports[service]),
+      [PORT_VARIABLES[service as ServiceName]]: String(ports[service]),
       NETWORK_WEBHOOK_SECRET: NETWORK_SECRET,
       PUBLIC_BASE_URL: url('gateway'),
       CRM_API_URL: url('crm-api'),

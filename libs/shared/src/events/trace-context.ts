@@ -7,6 +7,7 @@ import {
   trace,
   type TextMapGetter,
 } from '@opentelemetry/api';
+import { runInSpan } from '../telemetry/run-in-span';
 import type { EventEnvelope } from './envelope';
 
 /**
@@ -55,17 +56,7 @@ export function inConsumerSpan<T>(
     },
     parent,
   );
-  return context.with(trace.setSpan(parent, span), async () => {
-    try {
-      return await handler();
-    } catch (err) {
-      span.recordException(err instanceof Error ? err : String(err));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return context.with(trace.setSpan(parent, span), () => runInSpan(span, handler));
 }
 
 export interface PublishSpans {

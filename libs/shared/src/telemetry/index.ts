@@ -6,7 +6,8 @@ import type * as InstrumentationHttp from '@opentelemetry/instrumentation-http';
 import type * as InstrumentationPg from '@opentelemetry/instrumentation-pg';
 import type * as InstrumentationUndici from '@opentelemetry/instrumentation-undici';
 import type * as SdkNode from '@opentelemetry/sdk-node';
-import { SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { trace, type Attributes } from '@opentelemetry/api';
+import { runInSpan } from './run-in-span';
 
 export interface Telemetry {
   /** Flushes the spans still buffered, then stops the SDK. */
@@ -84,15 +85,5 @@ const tracer = trace.getTracer('@crm/shared/telemetry');
  * for units of work no instrumentation sees, such as one workflow run.
  */
 export function inSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await fn();
-    } catch (err) {
-      span.recordException(err instanceof Error ? err : String(err));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(name, { attributes }, (span) => runInSpan(span, fn));
 }
