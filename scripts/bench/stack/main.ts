@@ -259,7 +259,9 @@ export async function runStackBench(): Promise<Row[]> {
     await embedded?.stop();
   }
   process.stdout.write(`\n${printTable(rows)}\n`);
-  const file = writeResults('stack', rows, details);
+  // A partial run (ONLY=...) is written beside the whole one, never over it.
+  const kind = process.env.ONLY ? `stack-only-${[...ONLY].join('-')}` : 'stack';
+  const file = writeResults(kind, rows, details);
   process.stdout.write(`results: ${file}\n`);
   return rows;
 }
