@@ -63,12 +63,8 @@ export class NatsBus implements EventBus {
   private readonly reconnectListeners = new Set<() => void>();
   private connected = true;
   private statusGeneration = 0;
-  /**
-   * Rejected when the current connection drops (and replaced by the next connection's): every
-   * publish awaiting its acknowledgement races it, so all of them fail at once. One per
-   * connection rather than one per publish: the relay publishes a thousand at a time.
-   */
-  private connectionLost = lossSignal();
+  /** Publishes awaiting their acknowledgement, failed at once when the connection drops. */
+  private readonly inFlight = new Set<(err: Error) => void>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -141,10 +137,8 @@ export class NatsBus implements EventBus {
         this.connected = false;
         // Their acks will not come on this connection: waiting out the publish timeout (5 s)
         // would hold the relay's round, and its lock, past the server's return.
-        this.connectionLost.reject(
-          new Error('NATS connection lost before the publish was acknowledged'),
-        );
-        this.connectionLost = lossSignal();
+        const lost = new Error('NATS connection lost before the publish was acknowledged');
+        for (const fail of this.inFlight) fail(lost);
         this.options.logger.warn(
           { nats: status.type, server: status.data },
           'NATS connection lost; reconnecting',
@@ -203,15 +197,22 @@ export class NatsBus implements EventBus {
     // buffer: the publish would only fail at its timeout (5 s), holding the relay's round, which
     // then misses the reconnect. Failing at once leaves the event in the outbox for the wake.
     if (!this.isConnected()) throw new Error('NATS is disconnected');
-    const ack = await Promise.race([
-      this.js.publish(subjectFor(this.options.subjectPrefix, event.type), codec.encode(event), {
-        msgID: event.id,
-        timeout: this.options.publishTimeoutMs,
-        headers: messageHeaders(event),
-      }),
-      this.connectionLost.promise,
-    ]);
-    return { duplicate: ack.duplicate };
+    let fail: (err: Error) => void = () => undefined;
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    this.inFlight.add(fail);
+    try {
+      const ack = await Promise.race([
+        this.js.publish(subjectFor(this.options.subjectPrefix, event.type), codec.encode(event), {
+          msgID: event.id,
+          timeout: this.options.publishTimeoutMs,
+          headers: messageHeaders(event),
+        }),
+        lost,
+      ]);
+      return { duplicate: ack.duplicate };
+    } finally {
+      this.inFlight.delete(fail);
+    }
   }
 
   async subscribe(spec: SubscriptionSpec): Promise<Subscription> {
@@ -341,14 +342,6 @@ export class NatsBus implements EventBus {
 }
 
 /** The writer's trace context as NATS headers (W3C names), or none when there is none. */
-/** A promise rejected when the connection it stands for drops; never unhandled on its own. */
-function lossSignal(): { promise: Promise<never>; reject: (err: Error) => void } {
-  let reject: (err: Error) => void = () => undefined;
-  const promise = new Promise<never>((_, fail) => (reject = fail));
-  promise.catch(() => undefined);
-  return { promise, reject };
-}
-
 function messageHeaders(event: EventEnvelope): MsgHdrs | undefined {
   const entries = traceHeadersOf(event);
   if (entries.length === 0) return undefined;
