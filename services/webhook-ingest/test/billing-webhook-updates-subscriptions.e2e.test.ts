@@ -553,3 +553,17 @@ describe('refused deliveries write nothing', () => {
     });
   });
 });
+
+describe('the log line of a delivery', () => {
+  it('carries the request_id the provider got back in x-request-id', async () => {
+    const event = stripeEvent('invoice.paid', { id: `in_${uid()}`, object: 'invoice' });
+    const res = await post(event.payload);
+    expect(res.status).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    expect(requestId).toEqual(expect.any(String));
+    const line = stack.log
+      .lines()
+      .find((l) => l.msg === 'billing webhook received' && l.request_id === requestId);
+    expect(line).toMatchObject({ provider: 'billing', eventType: 'invoice.paid' });
+  });
+});

@@ -6,7 +6,7 @@ export {
   type SuccessEnvelope,
   type FailureEnvelope,
 } from './envelope';
-export { requestId, requestIdOf, REQUEST_ID_HEADER } from './request-id';
+export { requestId, requestIdOf, requestLogger, REQUEST_ID_HEADER } from './request-id';
 export { validate } from './validate';
 export { dateField, dateTimeField, MIN_DATE, MAX_DATE } from './date-fields';
 export { errorHandler, notFoundHandler, toAppError } from './error-handler';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { Logger } from '../logger';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -24,4 +25,12 @@ export function requestId(): RequestHandler {
 /** The id requestId() gave a request (typed here so callers need not load pino-http's types). */
 export function requestIdOf(req: IncomingMessage): string {
   return String((req as IncomingMessage & { id?: unknown }).id ?? '');
+}
+
+/**
+ * The logger for lines written while handling `req`: each carries the request's `request_id`,
+ * like its request log line. Made on demand (a child costs a little), never per request up front.
+ */
+export function requestLogger(logger: Logger, req: IncomingMessage): Logger {
+  return logger.child({ request_id: requestIdOf(req) });
 }

@@ -1,4 +1,4 @@
-import { rawBody } from '@crm/shared/http';
+import { rawBody, requestLogger } from '@crm/shared/http';
 import { Router, type RequestHandler } from 'express';
 import {
   deliveryIdFrom,
@@ -57,7 +57,7 @@ export function billingReceiver(ctx: ReceiverContext): Router {
       async (scope) =>
         change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type),
     );
-    ctx.logger.info(
+    requestLogger(ctx.logger, req).info(
       { provider: 'billing', eventType: event.type, outcome: outcomeOf(recorded) },
       'billing webhook received',
     );

@@ -1,5 +1,5 @@
 import { withSystemScope } from '@crm/shared/db';
-import { errors, rawBody } from '@crm/shared/http';
+import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router, type Request, type RequestHandler } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import { parseJsonBody, secretUnavailable, rawBytes } from '@crm/shared/inbound';
@@ -53,7 +53,7 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
                 detail: event.ignoredReason ?? `Event type ${event.eventType} is not stored`,
               },
       );
-      ctx.logger.info(
+      requestLogger(ctx.logger, req).info(
         {
           provider: `payments_${provider}`,
           connectionId: connection.connectionId,
@@ -101,7 +101,7 @@ async function resolveConnection(
   const secret = stored.secretCiphertext ? ctx.secrets.open(stored.secretCiphertext) : undefined;
   if (secret === undefined) {
     // Sealed under another key (CONNECTION_SECRETS_KEY changed): see secretUnavailable().
-    ctx.logger.error(
+    requestLogger(ctx.logger, req).error(
       { connectionId: stored.connectionId },
       'Payment connection secret cannot be opened with the current key',
     );

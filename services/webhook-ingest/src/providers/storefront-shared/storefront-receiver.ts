@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { withSystemScope, type InboundVerification } from '@crm/shared/db';
-import { errors, rawBody } from '@crm/shared/http';
+import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router, type Request } from 'express';
 import {
   bodyDigestId,
@@ -62,7 +62,7 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
       return;
     }
     const connection = await findConnection(ctx, scheme, req.headers);
-    const verification = verifyDelivery(ctx, scheme, connection, body, req.headers);
+    const verification = verifyDelivery(ctx, scheme, connection, body, req);
     const topic = headerValue(req.headers, scheme.headers.topic)?.trim();
     const event = readEvent(scheme, topic, body);
     const recorded = await recordDelivery(
@@ -126,8 +126,10 @@ function verifyDelivery(
   scheme: StorefrontScheme,
   connection: StoredConnection,
   body: Buffer,
-  headers: IncomingHttpHeaders,
+  req: Request,
 ): InboundVerification {
+  const headers = req.headers;
+  const logger = requestLogger(ctx.logger, req);
   const where = {
     receiver: scheme.platform,
     connectionId: connection.connectionId,
@@ -135,7 +137,7 @@ function verifyDelivery(
   };
   if (connection.secretCiphertext === null) {
     // SPEC.md (Authentication 4): accepted unverified; said loudly, once per delivery.
-    ctx.logger.warn(
+    logger.warn(
       where,
       'Storefront delivery accepted unverified: the connection has no webhook secret',
     );
@@ -145,7 +147,7 @@ function verifyDelivery(
   if (secret === undefined) {
     // Sealed under another key (CONNECTION_SECRETS_KEY changed): our fault, and accepting
     // unverified would drop the protection the shop asked for.
-    ctx.logger.error(where, 'Storefront connection secret cannot be opened with the current key');
+    logger.error(where, 'Storefront connection secret cannot be opened with the current key');
     throw secretUnavailable();
   }
   const verified = scheme.verify(body, headers, secret);
