@@ -35,6 +35,7 @@ export {
   findLeadByEmail,
   listLeads,
   type Lead,
+  type LeadColumn,
   type StoredLead,
 } from './leads/leads.repository';
 export {

@@ -23,7 +23,9 @@ const WRITTEN = [
 const JSONB_COLUMNS = new Set<string>(['custom_fields']);
 /** Every column a lead is read with (the lead list, GET /api/crm/leads/:id). */
 export const LEAD_COLUMNS = ['id', ...WRITTEN, 'created_at', 'updated_at'] as const;
-export type Lead = Pick<Selectable<LeadsTable>, (typeof LEAD_COLUMNS)[number]>;
+/** One of LEAD_COLUMNS: what a list naming lead columns elsewhere is typed against. */
+export type LeadColumn = (typeof LEAD_COLUMNS)[number];
+export type Lead = Pick<Selectable<LeadsTable>, LeadColumn>;
 
 export interface StoredLead {
   id: string;

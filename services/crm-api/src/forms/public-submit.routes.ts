@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
+import { LEAD_TEXT_FIELDS, normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { errors, formBody, jsonBody, sendSuccess } from '@crm/shared/http';
@@ -17,7 +17,7 @@ import {
 export const SUBMIT_PATH = '/api/public/forms/:tenantSlug/:formSlug/submit';
 export const WEB_FORM_SOURCE = 'web_form';
 /** Submitted fields stored in the lead's own columns; every other field goes to custom_fields. */
-const LEAD_COLUMNS = new Set(['email', 'first_name', 'last_name', 'phone']);
+const LEAD_COLUMNS = new Set<string>(['email', ...LEAD_TEXT_FIELDS]);
 
 /** A value a person left empty: missing, null, only spaces or an empty list. */
 function isEmpty(value: unknown): boolean {
