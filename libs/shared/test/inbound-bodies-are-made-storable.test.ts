@@ -1,4 +1,4 @@
-import { AppError } from '@crm/shared/http';
+import { AppError, errors } from '@crm/shared/http';
 import {
   parseJsonBody,
   MAX_JSON_DEPTH,
@@ -177,5 +177,24 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(Buffer.from('"a\\u0000"'))).toBe('a\uFFFD');
     expect(parseJsonBody(Buffer.from('42'))).toBe(42);
     expect(parseJsonBody(Buffer.from('null'))).toBeNull();
+  });
+
+  it("answers a caller's own error for bytes that are not JSON, and leaves its check the rest", () => {
+    const options = {
+      invalidJson: (message: string) => errors.invalidJson(message),
+      refuseUnstorable: (parsed: unknown) => {
+        if (JSON.stringify(parsed).includes('\\u0000')) throw new Error('refused');
+      },
+    };
+    expect(refusal(() => parseJsonBody(Buffer.from('{"a":'), options))).toEqual({
+      status: 400,
+      code: 'INVALID_JSON',
+      error: 'Invalid JSON',
+      message: 'The request body is not valid JSON',
+    });
+    expect(() => parseJsonBody(Buffer.from('"a\\u0000"'), options)).toThrow('refused');
+    // Returned as parsed: the check, not the kit, decides what a deep body is.
+    const deep = nestedArrays(MAX_JSON_DEPTH + 1);
+    expect(parseJsonBody(Buffer.from(deep), options)).toEqual(JSON.parse(deep));
   });
 });

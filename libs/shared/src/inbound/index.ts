@@ -18,7 +18,7 @@ export {
   type Verification,
 } from './verification';
 export { bodyDigestId, deliveryIdFrom } from './delivery-id';
-export { parseJsonBody } from './parse-json';
+export { parseJsonBody, type JsonBodyOptions } from './parse-json';
 export {
   MAX_JSON_DEPTH,
   nestsDeeperThan,

@@ -1,4 +1,5 @@
 import type { Database } from '@crm/shared/db';
+import { headerValue } from '@crm/shared/inbound';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -41,8 +42,8 @@ export function bearerAuth(db: Kysely<Database>, logger: Logger): RequestHandler
   const touched = new Map<string, number>();
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
-      const header = req.headers.authorization;
-      const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/i.exec(header) : null;
+      const header = headerValue(req.headers, 'authorization');
+      const match = header === undefined ? null : /^Bearer ([^\s]+)$/i.exec(header);
       if (!match)
         return refuse(res, 'invalid_request', 'Send Authorization: Bearer <MCP ingest key>');
       const key = looksLikeKey(match[1]) ? await findKeyByHash(db, hashKey(match[1])) : undefined;

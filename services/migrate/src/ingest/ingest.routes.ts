@@ -1,6 +1,6 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { assertNoHostileInput, errors, rawBody, validate } from '@crm/shared/http';
-import { rawBytes } from '@crm/shared/inbound';
+import { parseJsonBody, rawBytes } from '@crm/shared/inbound';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -31,13 +31,14 @@ export interface IngestRouteOptions {
   bodyLimitBytes: number;
 }
 
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    throw errors.invalidJson('The request body is not valid JSON');
-  }
-}
+/**
+ * The body as parsed: not JSON is 400 `INVALID_JSON`, and U+0000, lone surrogates and deep
+ * nesting are refused (400 naming the path) rather than made storable as a receiver's are.
+ */
+const jsonBodyOptions = {
+  invalidJson: (message: string) => errors.invalidJson(message),
+  refuseUnstorable: (parsed: unknown) => assertNoHostileInput(parsed, 'request body'),
+};
 
 /** Each record must be an object with the source's `external_id`; the rest are its fields. */
 function splitRecords(records: unknown[]): { valid: SourceRecord[]; errors: RecordError[] } {
@@ -103,8 +104,7 @@ export function ingestRoutes(options: IngestRouteOptions): Router {
       if (!fresh) throw rejection('replay');
       pruneIfDue();
 
-      const parsed = parseJson(body);
-      assertNoHostileInput(parsed, 'request body');
+      const parsed = parseJsonBody(body, jsonBodyOptions);
       const input = validate(bodySchema, parsed, 'request body');
       const write = ENTITY_WRITERS[input.entity];
       const tenantId = await findTenantId(db, input.tenant);

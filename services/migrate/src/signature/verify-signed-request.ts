@@ -1,4 +1,5 @@
 import { safeEqual, svcSignature } from '@crm/shared/crypto';
+import { headerValue } from '@crm/shared/inbound';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** SPEC.md, Authentication 2.6: the timestamp must lie within 5 minutes of the server's clock. */
@@ -19,11 +20,6 @@ export type SignatureCheck =
   | { ok: true; nonce: string }
   | { ok: false; reason: Exclude<RejectionReason, 'replay' | 'nonce_store_error'> };
 
-function single(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 /**
  * The pure part of a signed call's check, on the exact bytes received, before anything is
  * parsed or written: the secret is configured, the timestamp (milliseconds) is within the
@@ -38,7 +34,7 @@ export function verifySignedRequest(
   nowMs: number,
 ): SignatureCheck {
   if (!secret) return { ok: false, reason: 'missing_signing_secret' };
-  const timestamp = single(request.headers, 'x-svc-timestamp');
+  const timestamp = headerValue(request.headers, 'x-svc-timestamp');
   if (
     timestamp === undefined ||
     !MILLISECONDS.test(timestamp) ||
@@ -46,8 +42,8 @@ export function verifySignedRequest(
   ) {
     return { ok: false, reason: 'timestamp_out_of_range' };
   }
-  const signature = single(request.headers, 'x-svc-signature');
-  const nonce = single(request.headers, 'x-svc-nonce');
+  const signature = headerValue(request.headers, 'x-svc-signature');
+  const nonce = headerValue(request.headers, 'x-svc-nonce');
   if (
     signature === undefined ||
     !HEX_SHA256.test(signature) ||
