@@ -17,6 +17,23 @@ export default tseslint.config(
     },
   },
   {
+    // Issue 10: a service's tests take their support from the one test kit, never by deep path.
+    files: ['services/*/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@crm/shared/testing', '@crm/shared/testing/*'],
+              message: "Import test support from '@crm/test-kit', the one test kit.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**', '**/*.js', '**/*.cjs'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },
     languageOptions: {

@@ -6,6 +6,10 @@
  * service listening behind it.
  */
 export * from '@crm/shared/testing';
+// The fuzzing and hostile-input support lives beside @crm/shared/testing but outside its index
+// (it pulls in fast-check and supertest); tests reach it through this kit, never by deep path.
+export * from '@crm/shared/testing/hostile-input';
+export { describeFuzzedRequests } from '@crm/shared/testing/fuzz-service';
 export {
   testGateway,
   createAccount,

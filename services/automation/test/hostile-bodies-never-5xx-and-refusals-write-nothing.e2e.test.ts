@@ -1,5 +1,7 @@
-import { tenantSession, testDb, useServiceBehindGateway } from '@crm/test-kit';
 import {
+  tenantSession,
+  testDb,
+  useServiceBehindGateway,
   expectHandled,
   fuzzOptions,
   hostileBody,
@@ -7,8 +9,8 @@ import {
   type BodyPath,
   type FuzzedRequest,
   type HostileBody,
-} from '@crm/shared/testing/hostile-input';
-import { tenantRowCounts } from '@crm/shared/testing/row-counts';
+  tenantRowCounts,
+} from '@crm/test-kit';
 import fc from 'fast-check';
 import request from 'supertest';
 import { service } from '../src/main';

@@ -1,6 +1,7 @@
 import { withSystemScope } from '@crm/shared/db';
-import { tenantSession, testDb } from '@crm/test-kit';
 import {
+  tenantSession,
+  testDb,
   expectHandled,
   fuzzOptions,
   hostileBody,
@@ -11,8 +12,8 @@ import {
   type BodyPath,
   type FuzzedRequest,
   type HostileBody,
-} from '@crm/shared/testing/hostile-input';
-import { tenantRowCounts } from '@crm/shared/testing/row-counts';
+  tenantRowCounts,
+} from '@crm/test-kit';
 import fc from 'fast-check';
 import request from 'supertest';
 import { useStack } from './support/stack';

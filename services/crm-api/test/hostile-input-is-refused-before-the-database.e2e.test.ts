@@ -1,6 +1,5 @@
 import { withSystemScope } from '@crm/shared/db';
-import { sessionClient, tenantSession, testDb } from '@crm/test-kit';
-import { tenantRowCounts } from '@crm/shared/testing/row-counts';
+import { sessionClient, tenantSession, testDb, tenantRowCounts } from '@crm/test-kit';
 import request from 'supertest';
 import { useStack } from './support/stack';
 

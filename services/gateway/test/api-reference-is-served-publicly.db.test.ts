@@ -1,5 +1,5 @@
 import { loadConfig } from '@crm/shared/config';
-import { testAppDeps } from '@crm/shared/testing';
+import { testAppDeps } from '@crm/test-kit';
 import request from 'supertest';
 import { API_DOCS_CSP } from '../src/api-docs/api-docs.routes';
 import { createApp } from '../src/app';

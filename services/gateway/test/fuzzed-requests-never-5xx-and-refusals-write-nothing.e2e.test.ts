@@ -11,8 +11,6 @@ import {
   testGateway,
   type TestGateway,
   upstreamsAt,
-} from '@crm/test-kit';
-import {
   expectHandled,
   fuzzOptions,
   hostileBody,
@@ -21,8 +19,8 @@ import {
   hostileSegment,
   type BodyPath,
   type FuzzedRequest,
-} from '@crm/shared/testing/hostile-input';
-import { allRowCounts } from '@crm/shared/testing/row-counts';
+  allRowCounts,
+} from '@crm/test-kit';
 import fc from 'fast-check';
 import request from 'supertest';
 

@@ -1,4 +1,4 @@
-import { describeFuzzedRequests } from '@crm/shared/testing/fuzz-service';
+import { describeFuzzedRequests } from '@crm/test-kit';
 import { service } from '../src/main';
 
 // Issue 9, item 6: hostile query strings, headers and bodies at what mcp-ingest serves.

@@ -1,5 +1,6 @@
-import { tenantSession, testDb } from '@crm/test-kit';
 import {
+  tenantSession,
+  testDb,
   expectHandled,
   fuzzOptions,
   hostileBody,
@@ -8,8 +9,8 @@ import {
   hostileSegment,
   type BodyPath,
   type FuzzedRequest,
-} from '@crm/shared/testing/hostile-input';
-import { tenantRowCounts } from '@crm/shared/testing/row-counts';
+  tenantRowCounts,
+} from '@crm/test-kit';
 import fc from 'fast-check';
 import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';

@@ -1,5 +1,4 @@
-import { sessionClient, tenantSession, testDb } from '@crm/test-kit';
-import { tenantRowCounts } from '@crm/shared/testing/row-counts';
+import { sessionClient, tenantSession, testDb, tenantRowCounts } from '@crm/test-kit';
 import type request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
