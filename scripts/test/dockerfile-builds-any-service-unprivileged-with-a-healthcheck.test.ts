@@ -56,6 +56,11 @@ describe('deploy/Dockerfile', () => {
       runtimeStart,
     );
     expect(prodDeps.join('\n')).toMatch(/npm ci --omit=dev/);
+    // Only the service's own workspace and the libs: no other service's dependencies.
+    expect(prodDeps).toContain('ARG SERVICE');
+    for (const workspace of ['"services/${SERVICE}"', 'libs/shared', 'libs/records']) {
+      expect(prodDeps.join('\n')).toContain(`--workspace ${workspace}`);
+    }
     expect(runtime).toContain('COPY --from=prod-deps /app ./');
     // Nothing from the full install (dev dependencies) reaches the final stage but compiled output.
     const fromBuild = runtime.filter((line) => line.startsWith('COPY --from=build'));
