@@ -33,6 +33,8 @@ interface ExportedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;
+  /** A Postgres span's SQL: `db.query.text` (`db.statement` in the older conventions). */
+  statement?: string;
 }
 
 const SPAN_KIND = { SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
@@ -56,14 +58,22 @@ function spansOf(body: unknown): ExportedSpan[] {
     const service =
       resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
     return scopeSpans.flatMap((scope) =>
-      (scope.spans ?? []).map((span) => ({
-        service,
-        name: String(span.name),
-        kind: Number(span.kind),
-        traceId: hex(span.traceId),
-        spanId: hex(span.spanId),
-        parentSpanId: hex(span.parentSpanId),
-      })),
+      (scope.spans ?? []).map((span) => {
+        const attributes = (span.attributes ?? []) as {
+          key: string;
+          value: { stringValue?: string };
+        }[];
+        const attribute = (key: string) => attributes.find((a) => a.key === key)?.value.stringValue;
+        return {
+          service,
+          name: String(span.name),
+          kind: Number(span.kind),
+          traceId: hex(span.traceId),
+          spanId: hex(span.spanId),
+          parentSpanId: hex(span.parentSpanId),
+          statement: attribute('db.query.text') ?? attribute('db.statement'),
+        };
+      }),
     );
   });
 }
@@ -242,11 +252,14 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
     );
   }
 
-  /** Asserts the chain of `steps` in one trace: each a span of that service, name and kind. */
+  /**
+   * Asserts the chain of `steps` in one trace: each a span of that service, name and kind (and,
+   * for a Postgres span, SQL statement).
+   */
   async function expectTrace(
     traceId: string,
     outboundSpanId: string,
-    steps: { service: string | RegExp; name: RegExp; kind?: number }[],
+    steps: { service: string | RegExp; name: RegExp; kind?: number; statement?: RegExp }[],
   ): Promise<ExportedSpan[]> {
     return eventually(
       () => {
@@ -260,7 +273,8 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
                   ? span.service === step.service
                   : step.service.test(span.service)) &&
                 step.name.test(span.name) &&
-                (step.kind === undefined || span.kind === step.kind),
+                (step.kind === undefined || span.kind === step.kind) &&
+                (step.statement === undefined || step.statement.test(span.statement ?? '')),
             ),
           }).toEqual({ step: `${step.service} ${step.name}`, found: true });
         }
@@ -292,7 +306,13 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
       { service: 'gateway', name: /^POST/, kind: SPAN_KIND.CLIENT },
       { service: 'crm-api', name: /^POST/, kind: SPAN_KIND.SERVER },
       { service: 'crm-api', name: /import\/leads/ },
-      { service: 'crm-api', name: /INSERT|crm_leads|pg\.query/i, kind: SPAN_KIND.CLIENT },
+      // The lead's INSERT itself, not any statement of the request (its BEGIN or SELECTs).
+      {
+        service: 'crm-api',
+        name: /^pg\.query:INSERT\b/,
+        kind: SPAN_KIND.CLIENT,
+        statement: /^\s*INSERT INTO crm_leads\b/i,
+      },
       {
         service: /^(crm-api|webhook-ingest)$/,
         name: /^publish lead\.created$/,
@@ -306,7 +326,7 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
     expect(roots).toEqual([
       expect.objectContaining({ service: 'gateway', kind: SPAN_KIND.SERVER }),
     ]);
-  });
+  }, 90_000);
 
   it('a signed network delivery: gateway -> webhook-ingest -> relay publish -> automation run -> webhook', async () => {
     await createWorkflow('network.activity', '/network-hook');
@@ -334,13 +354,15 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ ok: true, inserted: 1 });
     const hook = await hookAt('/network-hook');
-    await expectTrace(hook.traceId, hook.parentSpanId, [
+    const trace = await expectTrace(hook.traceId, hook.parentSpanId, [
       { service: 'gateway', name: /^POST/, kind: SPAN_KIND.SERVER },
       { service: 'webhook-ingest', name: /^POST/, kind: SPAN_KIND.SERVER },
+      // The delivery's INSERT itself, not any statement of the request.
       {
         service: 'webhook-ingest',
-        name: /INSERT|network_events|pg\.query/i,
+        name: /^pg\.query:INSERT\b/,
         kind: SPAN_KIND.CLIENT,
+        statement: /^\s*INSERT INTO network_events\b/i,
       },
       // Any relay publishes any committed row (one at a time, under an advisory lock): here
       // crm-api's or webhook-ingest's.
@@ -351,6 +373,11 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
       },
       { service: 'automation', name: /^process network\.activity$/, kind: SPAN_KIND.CONSUMER },
       { service: 'automation', name: /^workflow run$/ },
+    ]);
+    // The provider's request is the root: every other span descends from it.
+    const roots = trace.filter((span) => !span.parentSpanId);
+    expect(roots).toEqual([
+      expect.objectContaining({ service: 'gateway', kind: SPAN_KIND.SERVER }),
     ]);
   }, 90_000);
 });
