@@ -1,3 +1,5 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { IDENTITY_HEADER, signIdentity, verifyIdentity } from '@crm/shared/identity';
 import {
   addMember,
@@ -32,6 +34,46 @@ function forwardedIdentity() {
   );
   if (!result.ok) throw new Error(`no valid identity forwarded: ${result.reason}`);
   return result.identity;
+}
+
+/**
+ * POST `{"title":"x"}` with `Expect: 100-continue`, sending the body once the gateway says
+ * continue, as curl does for large bodies (supertest cannot send such a request).
+ */
+async function postExpectingContinue(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; requestId: unknown }> {
+  const server = createServer(upstream.gateway.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const body = JSON.stringify({ title: 'x' });
+    return await new Promise((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port: (server.address() as AddressInfo).port,
+        method: 'POST',
+        path,
+        headers: {
+          ...headers,
+          expect: '100-continue',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      });
+      req.on('continue', () => req.end(body));
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, requestId: res.headers['x-request-id'] }),
+        );
+      });
+      req.on('error', reject);
+    });
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 describe('every Session route of the proxy table', () => {
@@ -208,6 +250,34 @@ describe('identity header and role rules', () => {
         .expect(200);
       expect(upstream.echo.received.at(-1)?.headers[IDENTITY_HEADER]).toBeUndefined();
     }
+  });
+
+  // http-proxy does not emit its proxyReq hook for a request with `Expect`: the headers must not
+  // depend on it (they once did, and a client's forged header went through untouched).
+  it('with Expect: 100-continue too, the client identity header is replaced and the request id sent', async () => {
+    const user = await createAccount(database, 'expecter');
+    const mine = await createTenant(database);
+    const victim = await createTenant(database);
+    await addMember(database, mine.id, user.id, 'member');
+    const cookie = await signIn(upstream.gateway.app, user.email);
+    const forged = signIdentity(
+      { userId: user.id, tenantId: victim.id, role: 'owner' },
+      TEST_INTERNAL_TOKEN_SECRET,
+    );
+    const res = await postExpectingContinue('/api/crm/deals', {
+      cookie,
+      [IDENTITY_HEADER]: forged,
+    });
+    expect(res.status).toBe(200);
+    expect(upstream.echo.received).toHaveLength(1);
+    expect(forwardedIdentity()).toEqual({ userId: user.id, tenantId: mine.id, role: 'member' });
+    expect(upstream.echo.received[0].headers['x-request-id']).toBe(res.requestId);
+
+    const webhook = await postExpectingContinue('/api/webhooks/billing', {
+      [IDENTITY_HEADER]: forged,
+    });
+    expect(webhook.status).toBe(200);
+    expect(upstream.echo.received.at(-1)?.headers[IDENTITY_HEADER]).toBeUndefined();
   });
 
   it('a viewer may read (forwarded) but not write: 403 FORBIDDEN, nothing forwarded', async () => {

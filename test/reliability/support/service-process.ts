@@ -63,6 +63,15 @@ export class ServiceProcess {
     return this.child.pid;
   }
 
+  /** Throws, with how it ended and its last output, when the process is no longer running. */
+  private assertRunning(): void {
+    if (this.running()) return;
+    const how = this.child.signalCode ?? `code ${this.child.exitCode}`;
+    throw new Error(
+      `${this.name} has exited (${how}); its last output:\n${this.output.slice(-4000)}`,
+    );
+  }
+
   /** False once the process has exited, whatever the reason. */
   running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
@@ -77,8 +86,10 @@ export class ServiceProcess {
    * The second's wait lets V8 hand the pages the collection freed back to the OS.
    */
   async rssAfterGcMb(): Promise<number> {
+    this.assertRunning();
     this.child.kill('SIGUSR2');
     await new Promise((r) => setTimeout(r, 1000));
+    this.assertRunning();
     const status = await readFile(`/proc/${this.child.pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]);
     return Math.round(kb / 102.4) / 10;

@@ -51,30 +51,25 @@ function answerUnavailable(res: ServerResponse | Socket, service: string): void 
  * dropped. A service that does not connect or answer in time gets the caller a 503 envelope.
  */
 export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
-  return createProxyMiddleware<IncomingMessage, ServerResponse>({
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: options.target,
     xfwd: true,
     agent,
     proxyTimeout: options.timeoutMs,
     on: {
-      proxyReq: (proxyReq: ClientRequest, req: IncomingMessage) => {
-        proxyReq.removeHeader(IDENTITY_HEADER);
-        if (req.identity)
-          proxyReq.setHeader(
-            IDENTITY_HEADER,
-            signIdentity(req.identity, options.internalTokenSecret),
-          );
-        proxyReq.setHeader(REQUEST_ID_HEADER, requestIdOf(req));
-        proxyReq.once('socket', (socket: Socket) => {
-          if (!socket.connecting) return;
-          const timer = setTimeout(
-            () =>
-              proxyReq.destroy(new Error(`connect timeout after ${options.connectTimeoutMs} ms`)),
-            options.connectTimeoutMs,
-          );
-          socket.once('connect', () => clearTimeout(timer));
-          socket.once('close', () => clearTimeout(timer));
-        });
+      // http-proxy emits this from the request's 'socket' event (and never when the request
+      // carries `Expect`): the request exists and has its socket. No header is touched here: by
+      // then the body may already have been piped and the headers sent, and setting one throws
+      // inside an event handler, which crashed the gateway under load (found by the soak).
+      proxyReq: (proxyReq: ClientRequest) => {
+        const socket = proxyReq.socket;
+        if (!socket?.connecting) return;
+        const timer = setTimeout(
+          () => proxyReq.destroy(new Error(`connect timeout after ${options.connectTimeoutMs} ms`)),
+          options.connectTimeoutMs,
+        );
+        socket.once('connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
       },
       proxyRes: (proxyRes: IncomingMessage, _req: IncomingMessage, res: ServerResponse) => {
         // A service that breaks its response off mid-body (e.g. an export whose database
@@ -93,4 +88,14 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
       },
     },
   }) as unknown as RequestHandler;
+  // The forwarded headers are set on the incoming request, which http-proxy copies when it
+  // creates the upstream request: before anything is sent, whatever the timing or `Expect`.
+  return (req, res, next) => {
+    delete req.headers[IDENTITY_HEADER];
+    if (req.identity) {
+      req.headers[IDENTITY_HEADER] = signIdentity(req.identity, options.internalTokenSecret);
+    }
+    req.headers[REQUEST_ID_HEADER] = requestIdOf(req);
+    return proxy(req, res, next);
+  };
 }
