@@ -45,6 +45,8 @@ export const serviceEnv = z.object({
   DB_POOL_MAX: positiveInt(10),
   /** Unset: the in-process bus (npm start). A service started alone requires it. */
   NATS_URL: url(['nats:', 'tls:', 'ws:', 'wss:']).optional(),
+  /** Copies of the event stream in a NATS cluster: 1 for a single server, 3 on deploy/k8s's. */
+  NATS_STREAM_REPLICAS: positiveInt(1),
   /** HMAC key of the gateway -> service identity header; shared by the gateway and services. */
   INTERNAL_TOKEN_SECRET: z
     .string()

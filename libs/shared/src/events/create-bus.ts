@@ -8,12 +8,14 @@ export async function createBus(options: {
   natsUrl?: string;
   logger: Logger;
   connectionName?: string;
+  streamReplicas?: number;
 }): Promise<EventBus> {
   if (options.natsUrl) {
     return NatsBus.connect({
       url: options.natsUrl,
       logger: options.logger,
       connectionName: options.connectionName,
+      streamReplicas: options.streamReplicas,
     });
   }
   return new InProcessBus({ logger: options.logger });

@@ -41,6 +41,11 @@ export interface NatsBusOptions {
   duplicateWindowMs?: number;
   /** How long events stay in the stream for consumers that are behind (default 7 days). */
   maxAgeMs?: number;
+  /**
+   * Copies of the stream in a NATS cluster (default 1: a single server). 3 on the 3-node
+   * cluster of deploy/k8s, so the stream survives the loss of a node.
+   */
+  streamReplicas?: number;
   publishTimeoutMs?: number;
   /** How long a delivered event may stay unacked before JetStream redelivers it (default 30 s). */
   ackWaitMs?: number;
@@ -79,6 +84,7 @@ export class NatsBus implements EventBus {
       subjectPrefix: DEFAULT_SUBJECT_PREFIX,
       duplicateWindowMs: 120_000,
       maxAgeMs: 7 * 24 * 3600 * 1000,
+      streamReplicas: 1,
       publishTimeoutMs: 5000,
       ackWaitMs: 30_000,
       ...options,
@@ -110,6 +116,7 @@ export class NatsBus implements EventBus {
       discard: DiscardPolicy.Old,
       max_age: nanos(this.options.maxAgeMs),
       duplicate_window: nanos(this.options.duplicateWindowMs),
+      num_replicas: this.options.streamReplicas,
     };
     try {
       await this.jsm.streams.info(config.name);
