@@ -66,6 +66,7 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     url: required.NATS_URL,
     logger,
     connectionName: service.name,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
   });
   const relay = service.runsOutboxRelay
     ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
@@ -92,7 +93,10 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
         logger,
       );
     } finally {
-      await telemetry.shutdown();
+      // Spans that cannot reach the collector are lost, not a failed stop: the exit stays 0.
+      await telemetry
+        .shutdown()
+        .catch((err: unknown) => logger.warn({ err }, 'traces not flushed at shutdown'));
     }
     logger.info('stopped');
   });

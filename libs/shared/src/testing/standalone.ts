@@ -140,5 +140,38 @@ export function describeStandaloneStart(serviceDir: string, portVariable: string
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('"msg":"stopped"');
     });
+
+    (natsUrl ? it : it.skip)(
+      'exits 0 on SIGTERM when its trace collector cannot be reached',
+      async () => {
+        const port = 20000 + Math.floor(Math.random() * 20000);
+        const result = await runServiceProcess(
+          serviceDir,
+          {
+            DATABASE_URL: process.env.DATABASE_URL ?? '',
+            NATS_URL: natsUrl ?? '',
+            INTERNAL_TOKEN_SECRET: 'standalone-test-secret-0123456789abcdef',
+            [portVariable]: String(port),
+            HOST: '127.0.0.1',
+            // Port 9 (discard) is closed here: every export is refused.
+            OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+          },
+          async ({ stdout, kill }) => {
+            await eventually(
+              () => expect(stdout()).toContain(`${serviceDir} listening`),
+              20_000,
+              50,
+            );
+            // A traced request (probes are not traced), so shutdown has a span to flush.
+            await fetch(`http://127.0.0.1:${port}/no-such-path`);
+            kill('SIGTERM');
+          },
+        );
+        expect(result.signal).toBeNull();
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain('"msg":"stopped"');
+      },
+      30_000,
+    );
   });
 }
