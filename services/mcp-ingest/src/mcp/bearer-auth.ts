@@ -1,4 +1,5 @@
 import type { Database } from '@crm/shared/db';
+import { requestLogger } from '@crm/shared/http';
 import { headerValue } from '@crm/shared/inbound';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
@@ -55,7 +56,7 @@ export function bearerAuth(db: Kysely<Database>, logger: Logger): RequestHandler
       if (now - (touched.get(key.id) ?? 0) >= TOUCH_EVERY_MS) {
         touched.set(key.id, now);
         touchKey(db, key.id).catch((err: unknown) =>
-          logger.warn({ err, keyId: key.id }, 'could not record key use'),
+          requestLogger(logger, req).warn({ err, keyId: key.id }, 'could not record key use'),
         );
       }
       next();

@@ -1,5 +1,5 @@
 import type { Database } from '@crm/shared/db';
-import { jsonBody } from '@crm/shared/http';
+import { jsonBody, requestLogger } from '@crm/shared/http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
@@ -64,7 +64,7 @@ export function mcpRoutes(db: Kysely<Database>, logger: Logger, bodyLimitBytes: 
       res.json(refusal);
       return;
     }
-    const server = mcpServerFor(db, logger, key);
+    const server = mcpServerFor(db, requestLogger(logger, req), key);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

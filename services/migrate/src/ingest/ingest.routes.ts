@@ -1,5 +1,5 @@
 import { withTenant, type Database } from '@crm/shared/db';
-import { assertNoHostileInput, errors, rawBody, validate } from '@crm/shared/http';
+import { assertNoHostileInput, errors, rawBody, requestLogger, validate } from '@crm/shared/http';
 import { parseJsonBody, rawBytes } from '@crm/shared/inbound';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
@@ -98,7 +98,10 @@ export function ingestRoutes(options: IngestRouteOptions): Router {
       try {
         fresh = await recordNonce(db, check.nonce);
       } catch (err) {
-        logger.error({ err }, 'migrate could not record a nonce; request refused');
+        requestLogger(logger, req).error(
+          { err },
+          'migrate could not record a nonce; request refused',
+        );
         throw rejection('nonce_store_error');
       }
       if (!fresh) throw rejection('replay');
