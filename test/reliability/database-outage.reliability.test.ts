@@ -10,6 +10,7 @@ import {
   Platform,
   signedInOwner,
   signedNetworkDelivery,
+  signEmail,
   signMigrate,
   type Session,
 } from './support/platform';
@@ -30,13 +31,20 @@ const CUT_MS = 10_000;
 const REQUEST_BOUND_MS = 20_000;
 
 type Route =
-  'gateway /api/health' | 'crm-api /health' | 'GET leads' | 'import' | 'network' | 'migrate';
+  | 'gateway /api/health'
+  | 'crm-api /health'
+  | 'GET leads'
+  | 'import'
+  | 'network'
+  | 'email'
+  | 'migrate';
 const ROUTES: Route[] = [
   'gateway /api/health',
   'crm-api /health',
   'GET leads',
   'import',
   'network',
+  'email',
   'migrate',
 ];
 
@@ -56,6 +64,7 @@ function answersAsUnavailable(a: Answer): boolean {
     case 'crm-api /health':
       return a.status === 503 && a.says === 'unhealthy';
     case 'network':
+    case 'email':
       return a.status === 503; // a 5xx, so the provider retries it
     case 'migrate':
       return a.status === 401 && a.says === 'nonce_store_error';
@@ -100,6 +109,7 @@ describe('Postgres cut off for 10 s under load, the platform behind its gateway'
     const acknowledged = {
       leads: [] as string[],
       network: [] as string[],
+      email: [] as string[],
       migrate: [] as string[],
     };
 
@@ -122,6 +132,8 @@ describe('Postgres cut off for 10 s under load, the platform behind its gateway'
         const leadEmail = `write-${i}@dbcut.example`;
         const migrateEmail = `migrated-${i}@dbcut.example`;
         const delivery = signedNetworkDelivery(networkAccount);
+        const emailBody = JSON.stringify({ type: 'email.opened', data: { email_id: `em_${i}` } });
+        const emailHeaders = signEmail(emailBody);
         const migrateBody = JSON.stringify({
           tenant: session.tenantSlug,
           source_system: 'reliability',
@@ -142,6 +154,11 @@ describe('Postgres cut off for 10 s under load, the platform behind its gateway'
             headers: delivery.headers,
             body: delivery.body,
           }).then((s) => ok(s) && acknowledged.network.push(delivery.eventId)),
+          call('email', `${gatewayUrl}/api/webhooks/email`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...emailHeaders },
+            body: emailBody,
+          }).then((s) => ok(s) && acknowledged.email.push(emailHeaders['email-webhook-id'])),
           call('migrate', `${gatewayUrl}${MIGRATE_PATH}`, {
             method: 'POST',
             headers: signMigrate(migrateBody),
@@ -210,19 +227,25 @@ describe('Postgres cut off for 10 s under load, the platform behind its gateway'
       database.db.db,
     );
     const storedEvents = new Set(events.rows.map((r) => r.external_event_id));
+    // An email delivery answered 2xx is in the ledger under its signed webhook id.
+    const ledger = await sql<{ delivery_id: string }>`
+      SELECT delivery_id FROM inbound_events WHERE provider = 'email'`.execute(database.db.db);
+    const storedEmails = new Set(ledger.rows.map((r) => r.delivery_id));
     const lost = {
       leads: acknowledged.leads.filter((e) => !storedLeads.has(e)),
       network: acknowledged.network.filter((id) => !storedEvents.has(id)),
+      email: acknowledged.email.filter((id) => !storedEmails.has(id)),
       migrate: acknowledged.migrate.filter((e) => !storedLeads.has(e)),
     };
-    for (const kind of ['leads', 'network', 'migrate'] as const) {
+    for (const kind of ['leads', 'network', 'email', 'migrate'] as const) {
       recordFigure(
         TEST,
         `writes acknowledged 2xx / lost: ${kind}`,
         `${acknowledged[kind].length} / ${lost[kind].length}`,
       );
     }
-    expect(lost).toEqual({ leads: [], network: [], migrate: [] });
+    expect(lost).toEqual({ leads: [], network: [], email: [], migrate: [] });
     expect(acknowledged.network.length).toBeGreaterThan(0);
+    expect(acknowledged.email.length).toBeGreaterThan(0);
   });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { allRowCounts } from '@crm/shared/testing';
@@ -6,6 +7,7 @@ import {
   hostileBody,
   hostileJsonText,
   hostileText,
+  type BodyPath,
   type HostileBody,
 } from '@crm/shared/testing/hostile-input';
 import { ownDatabase, type OwnDatabase } from './support/database';
@@ -16,8 +18,10 @@ import {
   MIGRATE_PATH,
   Platform,
   signedInOwner,
+  signEmail,
   signMigrate,
   signNetwork,
+  PROVIDER_SECRETS,
   type Session,
 } from './support/platform';
 
@@ -26,7 +30,8 @@ import {
  * the gateway at the webhook-ingest, migrate and mcp-ingest processes. The signed routes get
  * bodies that are correctly signed, so the hostile part reaches the parsing and the writes
  * behind the signature check: network deliveries, migrate ingest calls, MCP tool calls with a
- * valid key. Every receiver also gets hostile bodies with forged signature headers. Never a 5xx,
+ * valid key, and billing, email and messaging deliveries, each in its provider's own scheme.
+ * Every receiver also gets hostile bodies with forged signature headers. Never a 5xx,
  * no process dies, and a refused (4xx) request writes no row anywhere in the database.
  */
 const TEST = '5 hostile input (receivers, migrate, MCP)';
@@ -37,7 +42,7 @@ const RECEIVERS: Array<{ path: string; signatureHeaders: string[] }> = [
   { path: '/api/webhooks/billing', signatureHeaders: ['billing-signature'] },
   {
     path: '/api/webhooks/email',
-    signatureHeaders: ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    signatureHeaders: ['email-webhook-id', 'email-webhook-timestamp', 'email-webhook-signature'],
   },
   { path: '/api/messaging/webhooks/cloud-api', signatureHeaders: ['x-hub-signature-256'] },
   { path: '/api/communications/webhooks', signatureHeaders: ['x-telephony-signature'] },
@@ -235,6 +240,72 @@ describe('hostile requests through the gateway at webhook-ingest, migrate and mc
       ),
       fuzzOptions(RUNS),
     );
+  });
+
+  /** Correctly signed deliveries of three more receivers, one signature scheme each. */
+  const SIGNED_RECEIVERS: Array<{
+    route: string;
+    path: string;
+    valid: Record<string, unknown>;
+    fields: BodyPath[];
+    objects: BodyPath[];
+    sign: (text: string) => Record<string, string>;
+  }> = [
+    {
+      route: 'billing (signed)',
+      path: '/api/webhooks/billing',
+      valid: {
+        id: 'evt_fuzz',
+        object: 'event',
+        created: 1764151200,
+        type: 'customer.subscription.updated',
+        data: {
+          object: { id: 'sub_fuzz', object: 'subscription', status: 'active', metadata: {} },
+        },
+      },
+      fields: [['id'], ['type'], ['created'], ['data'], ['data', 'object']],
+      objects: [[], ['data'], ['data', 'object']],
+      // Stripe's scheme: t=<s>,v1=<hmac of "t.body">.
+      sign: (text) => {
+        const t = Math.floor(Date.now() / 1000);
+        const v1 = createHmac('sha256', PROVIDER_SECRETS.BILLING_WEBHOOK_SECRET)
+          .update(`${t}.${text}`)
+          .digest('hex');
+        return { 'billing-signature': `t=${t},v1=${v1}` };
+      },
+    },
+    {
+      route: 'email (signed)',
+      path: '/api/webhooks/email',
+      valid: { type: 'email.opened', data: { email_id: 'em_fuzz' } },
+      fields: [['type'], ['data'], ['data', 'email_id']],
+      objects: [[], ['data']],
+      sign: (text) => signEmail(text),
+    },
+    {
+      route: 'messaging (signed)',
+      path: '/api/messaging/webhooks/cloud-api',
+      valid: {
+        object: 'whatsapp_business_account',
+        entry: [{ id: 'WABA-1', changes: [{ field: 'messages', value: { messages: [] } }] }],
+      },
+      fields: [['object'], ['entry'], ['entry', 0, 'changes']],
+      objects: [[], ['entry', 0]],
+      // Meta's scheme: sha256=<hmac of the body under the app secret>.
+      sign: (text) => ({
+        'x-hub-signature-256': `sha256=${createHmac('sha256', PROVIDER_SECRETS.MESSAGING_APP_SECRET).update(text).digest('hex')}`,
+      }),
+    },
+  ];
+
+  it.each(SIGNED_RECEIVERS)('signed $route deliveries with hostile bodies', async (receiver) => {
+    await fc.assert(
+      fc.asyncProperty(hostileBody(receiver.valid, receiver.fields, receiver.objects), (body) =>
+        send(receiver.route, receiver.path, body, receiver.sign(body.text)),
+      ),
+      fuzzOptions(RUNS / 2),
+    );
+    expect(platform.exited()).toEqual([]);
   });
 
   it('every receiver with hostile bodies and forged signatures', async () => {

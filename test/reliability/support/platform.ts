@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { Webhook } from 'svix';
 import { signSvcRequest } from '@crm/shared/crypto';
 import { withSystemScope, type Db } from '@crm/shared/db';
 import { addMember, createAccount, createTenant, freePortForTests, PASSWORD } from '@crm/test-kit';
@@ -22,6 +23,13 @@ export type Backend = (typeof BACKENDS)[number];
 
 export const NETWORK_SECRET = 'reliability-network-webhook-secret';
 export const MIGRATE_SECRET = 'reliability-migrate-signing-secret';
+/** Every other receiver's secret, configured as in production (one without it answers 503). */
+export const PROVIDER_SECRETS = {
+  BILLING_WEBHOOK_SECRET: 'reliability-billing-secret',
+  EMAIL_WEBHOOK_SECRET: 'whsec_cmVsaWFiaWxpdHktZW1haWwtc2VjcmV0',
+  MESSAGING_APP_SECRET: 'reliability-messaging-secret',
+  TELEPHONY_AUTH_TOKEN: 'reliability-telephony-token',
+};
 
 const envName = (service: string) => service.toUpperCase().replace(/-/g, '_');
 
@@ -119,12 +127,8 @@ function startBackend(name: Backend, env: PlatformEnv, port: number): Promise<Se
     INTERNAL_TOKEN_SECRET: INTERNAL_SECRET,
     HOST: '127.0.0.1',
     [`${envName(name)}_PORT`]: String(port),
-    // Every receiver configured, as in production (one without its secret answers 503).
     NETWORK_WEBHOOK_SECRET: NETWORK_SECRET,
-    BILLING_WEBHOOK_SECRET: 'reliability-billing-secret',
-    EMAIL_WEBHOOK_SECRET: 'whsec_cmVsaWFiaWxpdHktZW1haWwtc2VjcmV0',
-    MESSAGING_APP_SECRET: 'reliability-messaging-secret',
-    TELEPHONY_AUTH_TOKEN: 'reliability-telephony-token',
+    ...PROVIDER_SECRETS,
     SVC_MIGRATE_SIGNING_SECRET: MIGRATE_SECRET,
   });
 }
@@ -193,6 +197,23 @@ export function signNetwork(body: string): Record<string, string> {
   const t = Math.floor(Date.now() / 1000);
   const v1 = createHmac('sha256', NETWORK_SECRET).update(`${t}.${body}`).digest('hex');
   return { 'content-type': 'application/json', 'x-network-signature': `t=${t},v1=${v1}` };
+}
+
+/**
+ * Headers of an email provider delivery of `text` in its scheme (Standard Webhooks, as svix signs
+ * them, under the email-webhook-* names); `id` is the signed webhook id the ledger keys it by.
+ */
+export function signEmail(text: string, id = `msg_${randomUUID()}`): Record<string, string> {
+  const at = new Date();
+  return {
+    'email-webhook-id': id,
+    'email-webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'email-webhook-signature': new Webhook(PROVIDER_SECRETS.EMAIL_WEBHOOK_SECRET).sign(
+      id,
+      at,
+      text,
+    ),
+  };
 }
 
 export const MIGRATE_PATH = '/api/migrate/ingest';
