@@ -116,18 +116,20 @@ export function describeStandaloneStart(serviceDir: string, portVariable: string
     });
 
     const natsUrl = process.env.TEST_NATS_URL;
+    /** Everything a service needs to start alone, on `port`. */
+    const startableEnv = (port: number) => ({
+      DATABASE_URL: process.env.DATABASE_URL ?? '',
+      NATS_URL: natsUrl ?? '',
+      INTERNAL_TOKEN_SECRET: 'standalone-test-secret-0123456789abcdef',
+      [portVariable]: String(port),
+      HOST: '127.0.0.1',
+    });
     (natsUrl ? it : it.skip)('listens, answers /health, and exits 0 on SIGTERM', async () => {
       const port = 20000 + Math.floor(Math.random() * 20000);
       let health: { status: number; body: unknown } | undefined;
       const result = await runServiceProcess(
         serviceDir,
-        {
-          DATABASE_URL: process.env.DATABASE_URL ?? '',
-          NATS_URL: natsUrl ?? '',
-          INTERNAL_TOKEN_SECRET: 'standalone-test-secret-0123456789abcdef',
-          [portVariable]: String(port),
-          HOST: '127.0.0.1',
-        },
+        startableEnv(port),
         async ({ stdout, kill }) => {
           await eventually(() => expect(stdout()).toContain(`${serviceDir} listening`), 20_000, 50);
           const res = await fetch(`http://127.0.0.1:${port}/health`);
@@ -148,11 +150,7 @@ export function describeStandaloneStart(serviceDir: string, portVariable: string
         const result = await runServiceProcess(
           serviceDir,
           {
-            DATABASE_URL: process.env.DATABASE_URL ?? '',
-            NATS_URL: natsUrl ?? '',
-            INTERNAL_TOKEN_SECRET: 'standalone-test-secret-0123456789abcdef',
-            [portVariable]: String(port),
-            HOST: '127.0.0.1',
+            ...startableEnv(port),
             // Port 9 (discard) is closed here: every export is refused.
             OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
           },
