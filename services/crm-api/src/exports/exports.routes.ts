@@ -1,5 +1,5 @@
 import { withTenant, type Database, type Trx } from '@crm/shared/db';
-import { AppError, errors, jsonBody, requestIdOf } from '@crm/shared/http';
+import { AppError, errors, jsonBody, requestLogger } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import type { Request, Response } from 'express';
 import { Router } from 'express';
@@ -81,8 +81,8 @@ async function streamExport(
       const clientGone = isClientGone(err, res);
       writer.abort();
       if (!clientGone) throw err;
-      logger.info(
-        { request_id: requestIdOf(req), tenantId, resource: resource.name, format: format.name },
+      requestLogger(logger, req).info(
+        { tenantId, resource: resource.name, format: format.name },
         'export stopped: the client went away',
       );
     }

@@ -1,6 +1,12 @@
 import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errors, failureBody, REQUEST_ID_HEADER, requestIdOf } from '@crm/shared/http';
+import {
+  errors,
+  failureBody,
+  REQUEST_ID_HEADER,
+  requestIdOf,
+  requestLogger,
+} from '@crm/shared/http';
 import { IDENTITY_HEADER, signIdentity } from '@crm/shared/identity';
 import type { RequestHandler } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -80,8 +86,8 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
         });
       },
       error: (err, req, res) => {
-        options.logger.warn(
-          { err, service: options.service, request_id: requestIdOf(req as IncomingMessage) },
+        requestLogger(options.logger, req as IncomingMessage).warn(
+          { err, service: options.service },
           'service unavailable',
         );
         answerUnavailable(res as ServerResponse | Socket, options.service);

@@ -1,4 +1,4 @@
-import { errors, rawBody, requestIdOf } from '@crm/shared/http';
+import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
 import {
@@ -56,7 +56,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
       );
       if (!verification.ok) throw verification.rejection;
     } else {
-      ctx.logger.warn({ receiver: PROVIDER, request_id: requestIdOf(req) }, UNVERIFIED_WARNING);
+      requestLogger(ctx.logger, req).warn({ receiver: PROVIDER }, UNVERIFIED_WARNING);
     }
     // Not JSON, or nested deeper than any real payload: 400 before anything is written.
     const payload = parseJsonBody(body);
