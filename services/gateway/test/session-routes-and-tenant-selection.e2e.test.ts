@@ -208,17 +208,26 @@ describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
   });
 });
 
+/**
+ * A member of one tenant, signed in, holding an identity header forged (with the real secret) to
+ * say they own another tenant: what the gateway must never forward.
+ */
+async function memberForgingOwnership(name: string) {
+  const user = await createAccount(database, name);
+  const mine = await createTenant(database);
+  const victim = await createTenant(database);
+  await addMember(database, mine.id, user.id, 'member');
+  const cookie = await signIn(upstream.gateway.app, user.email);
+  const forged = signIdentity(
+    { userId: user.id, tenantId: victim.id, role: 'owner' },
+    TEST_INTERNAL_TOKEN_SECRET,
+  );
+  return { user, mine, cookie, forged };
+}
+
 describe('identity header and role rules', () => {
   it('replaces a client-sent identity header on Session routes with the gateway-signed one', async () => {
-    const user = await createAccount(database, 'forger');
-    const mine = await createTenant(database);
-    const victim = await createTenant(database);
-    await addMember(database, mine.id, user.id, 'member');
-    const cookie = await signIn(upstream.gateway.app, user.email);
-    const forged = signIdentity(
-      { userId: user.id, tenantId: victim.id, role: 'owner' },
-      TEST_INTERNAL_TOKEN_SECRET,
-    );
+    const { user, mine, cookie, forged } = await memberForgingOwnership('forger');
     await request(upstream.gateway.app)
       .get('/api/crm/deals')
       .set('Cookie', cookie)
@@ -255,15 +264,7 @@ describe('identity header and role rules', () => {
   // http-proxy does not emit its proxyReq hook for a request with `Expect`: the headers must not
   // depend on it (they once did, and a client's forged header went through untouched).
   it('with Expect: 100-continue too, the client identity header is replaced and the request id sent', async () => {
-    const user = await createAccount(database, 'expecter');
-    const mine = await createTenant(database);
-    const victim = await createTenant(database);
-    await addMember(database, mine.id, user.id, 'member');
-    const cookie = await signIn(upstream.gateway.app, user.email);
-    const forged = signIdentity(
-      { userId: user.id, tenantId: victim.id, role: 'owner' },
-      TEST_INTERNAL_TOKEN_SECRET,
-    );
+    const { user, mine, cookie, forged } = await memberForgingOwnership('expecter');
     const res = await postExpectingContinue('/api/crm/deals', {
       cookie,
       [IDENTITY_HEADER]: forged,
