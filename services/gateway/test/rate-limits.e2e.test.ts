@@ -257,6 +257,27 @@ describe('gateway rate limits', () => {
       expect(rows.rows).toEqual([{ key: `public-ip:2:${ip}`, points: 3 }]);
     });
 
+    it('an X-Forwarded-For that is no address counts against the peer, in the shared counter', async () => {
+      const path = `/api/public/forms/${randomUUID()}/submit`;
+      const submit = (forwardedFor: string) =>
+        request(gw.app).post(path).set('X-Forwarded-For', forwardedFor).send({});
+      // Longer than a counter key may be: it used to fail in Postgres and fall back to memory.
+      const first = await submit('x'.repeat(4000));
+      expect(first.status).toBe(200);
+      expectLimitHeaders(first, 2, 1);
+      expectLimitHeaders(await submit('not an address'), 2, 0);
+      expectRefused(await submit('x'.repeat(4000)), 2);
+
+      const rows = await sql<{ key: string; points: number }>`
+        select key, points from rate_limits where key like 'public-ip:2:%'
+           and key not like 'public-ip:2:198.51.100.%' and key not like 'public-ip:2:203.0.113.%'`.execute(
+        db.db,
+      );
+      expect(rows.rows).toEqual([
+        { key: expect.stringMatching(/^public-ip:2:(::ffff:)?127\.0\.0\.1$/), points: 3 },
+      ]);
+    });
+
     it('a signed-in user does not escape the per-IP limit on public routes', async () => {
       const { cookie } = await signedInTenant();
       const ip = uniqueIp();

@@ -1,5 +1,6 @@
 import { errors } from '@crm/shared/http';
 import type { Request, RequestHandler, Response } from 'express';
+import { isIP } from 'node:net';
 import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
@@ -31,6 +32,9 @@ function limiterFactory(pool: Pool) {
         storeType: 'pool',
         tableName: 'rate_limits',
         tableCreated: true,
+        // Expired rows are deleted by the gateway's one sweeper (expired-counters-worker.ts):
+        // the library's own timer per limiter is never stopped and keeps the app reachable.
+        clearExpiredByTimeout: false,
         keyPrefix: key,
         points,
         duration: WINDOW_SECONDS,
@@ -151,6 +155,18 @@ export interface RateLimits {
   perIpSignIn: RequestHandler;
 }
 
+/**
+ * The client address a per-IP limit counts against: `req.ip` (the nearest address in
+ * X-Forwarded-For that is not a trusted proxy) when it is an IP address, else the peer's own.
+ * A client talking to the gateway from a trusted network can put anything in that header (e.g.
+ * 4,000 characters, longer than a counter's key may be, so every request fell back to the
+ * in-memory limiter); such a value is no address to count against.
+ */
+export function clientAddress(req: Request): string {
+  const ip = req.ip;
+  return ip && isIP(ip) ? ip : (req.socket.remoteAddress ?? 'unknown');
+}
+
 export function createRateLimits(options: RateLimitOptions): RateLimits {
   const limiterFor = limiterFactory(options.pool);
 
@@ -178,11 +194,11 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
       points: options.planLimits[req.membership?.plan ?? ''] ?? options.defaultTenantLimit,
     })),
     perIpPublic: limit('public-ip', (req) => ({
-      key: req.ip ?? 'unknown',
+      key: clientAddress(req),
       points: options.publicLimit,
     })),
     perIpSignIn: limit('sign-in-ip', (req) => ({
-      key: req.ip ?? 'unknown',
+      key: clientAddress(req),
       points: options.signInLimit,
     })),
   };
