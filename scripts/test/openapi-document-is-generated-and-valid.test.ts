@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the test walks a plain JSON document */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDocument, DOCUMENT_PATH, serialize } from '../openapi/generate';
@@ -19,13 +19,16 @@ describe('the OpenAPI document', () => {
 
   // @apidevtools/swagger-parser is ESM only: node runs it (scripts/openapi/validate.mjs).
   const validate = (document: unknown) => {
-    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    const file = join(dir, 'openapi.json');
     writeFileSync(file, serialize(document));
     try {
       const script = join(__dirname, '../openapi/validate.mjs');
       return JSON.parse(execFileSync(process.execPath, [script, file], { encoding: 'utf8' }));
     } catch (error) {
       return JSON.parse((error as { stdout: string }).stdout);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   };
 
