@@ -4,6 +4,10 @@
 //   e2e       `*.e2e.test.ts`  through the real gateway: a signed-in session, a service behind it.
 // `npm test` runs all three; `npm run test:unit` / `test:db` / `test:e2e` one tier.
 // ts-jest only transpiles (isolatedModules); `npm run typecheck` type-checks.
+// `npm test` caps each worker's heap at 2 GB (NODE_OPTIONS in package.json): on a machine with
+// plenty of memory V8 otherwise lets a worker's garbage grow to 3 GB and more (every test file
+// loads a gateway and a service), and a worker in a multi-second GC when the run ends is one
+// jest reports as "failed to exit gracefully" and kills.
 // The global setup gives the run one fresh, migrated database (embedded Postgres when
 // DATABASE_URL is unset); it belongs to the database and e2e tiers, so a unit-only run
 // starts none, and a unit test file that reaches for the database fails (no DATABASE_URL).
