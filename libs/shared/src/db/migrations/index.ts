@@ -14,6 +14,7 @@ import * as migrate_ingest from './0012_migrate_ingest';
 import * as activities from './0013_activities';
 import * as bulk_tables_without_tenant_fk from './0014_bulk_tables_without_tenant_fk';
 import * as outbox_event_batches from './0015_outbox_event_batches';
+import * as outbox_envelopes_lz4 from './0016_outbox_envelopes_compressed_with_lz4';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0013_activities': activities,
   '0014_bulk_tables_without_tenant_fk': bulk_tables_without_tenant_fk,
   '0015_outbox_event_batches': outbox_event_batches,
+  '0016_outbox_envelopes_compressed_with_lz4': outbox_envelopes_lz4,
 };
 
 export { enableTenantRls } from './tenant-rls';
