@@ -61,6 +61,12 @@ const PROFILE_FLAGS = process.env.BENCH_CPU_PROF
   : [];
 
 /**
+ * BENCH_SEMI_SPACE_MB: the services' `--max-semi-space-size` (default 2, as their images run), to
+ * weigh V8's young generation against throughput.
+ */
+const SEMI_SPACE_FLAG = `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE_MB ?? 2}`;
+
+/**
  * A service as its image runs it: compiled JavaScript (`npm run build` first), one process,
  * `--max-semi-space-size=2` like its start script. Resolves once /health answers 200.
  */
@@ -72,7 +78,7 @@ export async function startService(
   const child = track(
     spawn(
       process.execPath,
-      [...PROFILE_FLAGS, '--max-semi-space-size=2', join('services', name, 'dist', 'main.js')],
+      [...PROFILE_FLAGS, SEMI_SPACE_FLAG, join('services', name, 'dist', 'main.js')],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', ...env },
