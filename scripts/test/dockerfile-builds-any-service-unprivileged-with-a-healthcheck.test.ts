@@ -71,7 +71,7 @@ describe('deploy/Dockerfile', () => {
   it('runs as a numeric non-root user, node as PID 1 in exec form, with a HEALTHCHECK', () => {
     const user = runtime.find((line) => line.startsWith('USER '));
     expect(user).toMatch(/^USER [1-9]\d*:[1-9]\d*$/);
-    expect(runtime.at(-1)).toBe('CMD ["node", "--max-semi-space-size=2", "dist/main.js"]');
+    expect(runtime.at(-1)).toBe('CMD ["node", "--max-semi-space-size=8", "dist/main.js"]');
     const healthcheck = runtime.find((line) => line.startsWith('HEALTHCHECK '));
     expect(healthcheck).toMatch(/CMD \["node", "\/app\/healthcheck\.js", "\/health"\]$/);
     expect(runtime).toContain('COPY deploy/healthcheck.js /app/healthcheck.js');

@@ -61,14 +61,14 @@ const PROFILE_FLAGS = process.env.BENCH_CPU_PROF
   : [];
 
 /**
- * BENCH_SEMI_SPACE_MB: the services' `--max-semi-space-size` (default 2, as their images run), to
+ * BENCH_SEMI_SPACE_MB: the services' `--max-semi-space-size` (default 8, as their images run), to
  * weigh V8's young generation against throughput.
  */
-const SEMI_SPACE_FLAG = `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE_MB ?? 2}`;
+const SEMI_SPACE_FLAG = `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE_MB ?? 8}`;
 
 /**
  * A service as its image runs it: compiled JavaScript (`npm run build` first), one process,
- * `--max-semi-space-size=2` like its start script. Resolves once /health answers 200.
+ * `--max-semi-space-size=8` like its start script. Resolves once /health answers 200.
  */
 export async function startService(
   name: string,

@@ -11,7 +11,7 @@ const GC_ON_SIGNAL = ['--expose-gc', '--require', join(__dirname, 'gc-on-signal.
  * it V8 grows the semi-spaces to 16 MB under load and keeps them, so a soak's RSS readings
  * measured how busy the machine was (+15-18% in one CI run, -8% in another) rather than leaks.
  */
-const PRODUCTION_FLAGS = ['--max-semi-space-size=2'];
+const PRODUCTION_FLAGS = ['--max-semi-space-size=8'];
 /** The image's malloc setting (deploy/Dockerfile): without it glibc keeps freed arenas' memory. */
 const PRODUCTION_ENV = { MALLOC_ARENA_MAX: '2' };
 
