@@ -9,7 +9,11 @@ import {
 } from '@crm/shared/http';
 import { IDENTITY_HEADER, signIdentity } from '@crm/shared/identity';
 import type { RequestHandler } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import {
+  createProxyMiddleware,
+  debugProxyErrorsPlugin,
+  proxyEventsPlugin,
+} from 'http-proxy-middleware';
 import type { Logger } from 'pino';
 
 export interface ServiceProxyOptions {
@@ -62,6 +66,11 @@ export function serviceProxy(options: ServiceProxyOptions): RequestHandler {
     xfwd: true,
     agent,
     proxyTimeout: options.timeoutMs,
+    // The default plugins without the logger: for every response it built a URL (walking the
+    // agent's sockets for the port) and a message for a logger that discards it; the gateway
+    // logs each request itself (http-logger.ts) and a proxy failure below.
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
       // http-proxy emits this from the request's 'socket' event (and never when the request
       // carries `Expect`): the request exists and has its socket. No header is touched here: by
