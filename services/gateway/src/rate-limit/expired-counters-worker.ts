@@ -21,9 +21,8 @@ export async function deleteExpiredCounters(pool: Pool, now = Date.now()): Promi
  *
  * rate-limiter-flexible would do this itself with a timer per limiter that nothing stops: each
  * one kept its limiter, pool and app reachable for five minutes after they were closed (in the
- * test run, every test file's whole module graph: ~90 MB a file, 3 GB per jest worker, and GC
- * pauses long enough for jest to force-exit the worker). One sweep per gateway, with a life
- * cycle (the service definition's `workers`), replaces them.
+ * test run, the whole module graph of every test file that signed in, ~90 MB a file). One sweep
+ * per gateway, with a life cycle (the service definition's `workers`), replaces them.
  */
 export function expiredCountersWorker(
   deps: Pick<WorkerDeps, 'pool' | 'logger'>,
