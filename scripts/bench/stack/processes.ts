@@ -43,13 +43,22 @@ export function portAnswers(port: number): Promise<boolean> {
   });
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, child?: ChildProcess) {
+/**
+ * Polls `check` every 100 ms until it holds; after 60 s, fails with `${what} ${notYet}`. With a
+ * `child`, fails at once when that process exits.
+ */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  options: { child?: ChildProcess; notYet?: string } = {},
+) {
+  const { child, notYet = 'did not come up' } = options;
   for (let i = 0; i < 600; i++) {
     if (child && child.exitCode !== null) throw new Error(`${what} exited (${child.exitCode})`);
     if (await check()) return;
     await sleep(100);
   }
-  throw new Error(`${what} did not come up within 60 s`);
+  throw new Error(`${what} ${notYet} within 60 s`);
 }
 
 /**
@@ -93,7 +102,7 @@ export async function startService(
         (res) => res.status === 200,
         () => false,
       ),
-    child,
+    { child },
   );
   return child;
 }
@@ -134,7 +143,7 @@ export async function startNatsServer(port: number): Promise<NatsServer> {
       env: { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
     }),
   );
-  await waitFor('nats-server', () => portAnswers(port), child);
+  await waitFor('nats-server', () => portAnswers(port), { child });
   return {
     url: `nats://127.0.0.1:${port}`,
     close: async () => {

@@ -5,6 +5,7 @@ import type autocannon from 'autocannon';
 import type { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { alternate, LOAD, mean, measure, median, type LoadTarget } from './load';
+import { waitFor } from './processes';
 
 /** What the scenarios run against: the platform's addresses and a signed-in tenant. */
 export interface Stack {
@@ -131,16 +132,17 @@ const leadsOf = (tag: string, rows: number) =>
   }));
 
 /** Resolves once no outbox row waits to be published (at most 60 s). */
-async function outboxDrained(sql: Client): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const { rows } = await sql.query<{ waiting: boolean }>(
-      'SELECT EXISTS (SELECT 1 FROM event_outbox WHERE published_at IS NULL) AS waiting',
-    );
-    if (!rows[0].waiting) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the outbox did not drain within 60 s');
+function outboxDrained(sql: Client): Promise<void> {
+  return waitFor(
+    'the outbox',
+    async () => {
+      const { rows } = await sql.query<{ waiting: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM event_outbox WHERE published_at IS NULL) AS waiting',
+      );
+      return !rows[0].waiting;
+    },
+    { notYet: 'did not drain' },
+  );
 }
 
 /** One import of `rows` new leads through the gateway vs COPY of the same rows, 5 times each. */
