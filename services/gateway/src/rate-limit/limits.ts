@@ -5,6 +5,8 @@ import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 const WINDOW_SECONDS = 60;
+/** The counters' table (migration 0003), shared by every limiter and the expired-counter sweep. */
+export const COUNTERS_TABLE = 'rate_limits';
 
 export interface RateLimitOptions {
   pool: Pool;
@@ -30,7 +32,7 @@ function limiterFactory(pool: Pool) {
       const limiter = new RateLimiterPostgres({
         storeClient: pool,
         storeType: 'pool',
-        tableName: 'rate_limits',
+        tableName: COUNTERS_TABLE,
         tableCreated: true,
         // Expired rows are deleted by the gateway's one sweeper (expired-counters-worker.ts):
         // the library's own timer per limiter is never stopped and keeps the app reachable.
