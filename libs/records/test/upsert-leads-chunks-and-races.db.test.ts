@@ -122,6 +122,28 @@ describe('upsertLeads', () => {
     );
   });
 
+  it('new leads get time-ordered ids (UUIDv7), increasing in input order across chunks', async () => {
+    const tenant = await createTenant(database);
+    const inputs = Array.from({ length: 5001 }, (_, n) => lead(`t${n}@example.com`));
+    const startedMs = Date.now();
+    const result = await withTenant(db, tenant.id, (trx) => upsertLeads(trx, tenant.id, inputs));
+    const ids = result.map((r) => r.id);
+    // Version 7, RFC 9562 variant; the first 48 bits are the creation time in ms.
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const ms = parseInt(ids[0].replace(/-/g, '').slice(0, 12), 16);
+    expect(ms).toBeGreaterThanOrEqual(startedMs);
+    expect(ms).toBeLessThanOrEqual(Date.now());
+    // Strictly increasing as compared by Postgres (uuid order = byte order): each new lead
+    // lands at the right edge of the primary key.
+    const { rows } = await sql<{ ordered: boolean }>`
+      SELECT bool_and(prev < id) AS ordered FROM (
+        SELECT id, lag(id) OVER (ORDER BY n) AS prev
+          FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS t(id, n)) s
+       WHERE prev IS NOT NULL`.execute(db);
+    expect(rows[0].ordered).toBe(true);
+  });
+
   it('answers an empty list without writing', async () => {
     const tenant = await createTenant(database);
     expect(await withTenant(db, tenant.id, (trx) => upsertLeads(trx, tenant.id, []))).toEqual([]);
