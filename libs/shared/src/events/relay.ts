@@ -40,8 +40,9 @@ const RELAY_LOCK_KEY = 'crm_event_outbox_relay';
  * Set with each round's lock, for the round's transaction only. The claim must walk the pending
  * index in seq order: the index entries of rows published since the last vacuum are then marked
  * dead on the first visit and skipped afterwards. A bitmap scan, which Postgres picks for a young
- * or busy outbox, visits every one of their heap rows again in every round: after 27,000 single
- * deliveries, 2,300 pages and 5.5 ms per claim, and more than half of Postgres's time.
+ * or busy outbox, visits every one of their heap rows again in every round: on an outbox left by
+ * 27,000 single deliveries, 2,300 pages and 5.5 ms per claim; over a single-delivery bench run,
+ * 46% of Postgres's statement time (docs/benchmarks.md).
  */
 export const ROUND_SETTINGS = sql`set_config('enable_bitmapscan', 'off', true)`;
 
