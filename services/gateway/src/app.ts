@@ -13,6 +13,7 @@ import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from '@crm/s
 import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
+import { refuseCrossSiteWrites } from './security/cross-site-guard';
 import { requireTenantSession } from './tenancy/require-session';
 import { SessionCache } from './tenancy/session-cache';
 
@@ -71,6 +72,16 @@ export function createApp(deps: AppDeps, config: Config): Express {
     routes: (app) => {
       app.use(securityHeaders());
       app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
+      app.use(
+        refuseCrossSiteWrites({
+          allowedOrigins: config.CORS_ORIGINS,
+          publicBaseUrl: config.PUBLIC_BASE_URL,
+          ignoresSessionCookie: (path) => {
+            const auth = routeFor(path)?.auth;
+            return auth === 'public' || auth === 'service-checked';
+          },
+        }),
+      );
       app.get(
         '/api/health',
         platformHealthHandler({
