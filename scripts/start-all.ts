@@ -5,7 +5,8 @@
  * - DATABASE_URL unset: an embedded Postgres (data in .data/postgres, kept between runs).
  * - NATS_URL unset: the in-process event bus.
  * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
- *   listening on their ports, the gateway proxying to those ports (unless a *_URL is set),
+ *   listening on their ports (the gateway on HOST, the others on BACKEND_HOST, default
+ *   127.0.0.1), the gateway proxying to those ports (unless a *_URL is set),
  *   one outbox relay, each service's workers; Ctrl-C stops everything cleanly, in the order of
  *   a service started alone (stopService), then the embedded Postgres.
  * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only.
@@ -28,6 +29,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-pos
 import {
   checkPorts,
   connectHost,
+  listenEnvFor,
   listenProblem,
   PORT_VARIABLES,
   UPSTREAM_URL_VARIABLES,
@@ -52,7 +54,11 @@ async function main(): Promise<void> {
   // Every service's configuration first: a wrong value fails before anything starts.
   const configs = definitions.map((service) => ({
     service,
-    config: loadConfig(service.name, service.configSchema),
+    config: loadConfig(
+      service.name,
+      service.configSchema,
+      listenEnvFor(service.name as ServiceName, process.env),
+    ),
   }));
   const claims = new Map<string, PortClaim>(
     configs.map(({ service, config }) => [
@@ -78,7 +84,11 @@ async function main(): Promise<void> {
   const backendPorts = Object.fromEntries(
     Object.keys(UPSTREAM_URL_VARIABLES).map((name) => [name, claims.get(name)?.port]),
   ) as Record<BackendName, number>;
-  const upstreamEnv = upstreamUrlsFor(process.env, backendPorts, configs[0].config.HOST);
+  const upstreamEnv = upstreamUrlsFor(
+    process.env,
+    backendPorts,
+    claims.get('crm-api')?.host ?? '127.0.0.1',
+  );
 
   // What has started so far, for stopAll (a signal may come in the middle of the start).
   const started: {
@@ -159,7 +169,7 @@ async function main(): Promise<void> {
   for (const { service } of configs) {
     // The gateway's *_URL defaults follow the ports above; other services ignore them.
     const config = loadConfig(service.name, service.configSchema, {
-      ...process.env,
+      ...listenEnvFor(service.name as ServiceName, process.env),
       ...upstreamEnv,
     });
     const served = await serve(service, config, {

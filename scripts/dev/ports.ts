@@ -23,6 +23,18 @@ export const UPSTREAM_URL_VARIABLES: Record<BackendName, string> = {
   migrate: 'MIGRATE_URL',
 };
 
+/**
+ * The environment a service's configuration is read from under the all-in-one start. Only the
+ * gateway listens where `HOST` says (default every interface): the five backends listen on
+ * `BACKEND_HOST` (default 127.0.0.1), so nobody on the network reaches a backend's port and
+ * skips the gateway's sessions and rate limits (the public form on crm-api's port, say). A
+ * deployment runs each service alone, where `HOST` applies and the network policy guards them.
+ */
+export function listenEnvFor(service: ServiceName, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (service === 'gateway') return env;
+  return { ...env, HOST: env.BACKEND_HOST || '127.0.0.1' };
+}
+
 /** Where a client on this machine reaches a server listening on `host`. */
 export function connectHost(host: string): string {
   if (host === '' || host === '0.0.0.0' || host === '::' || host === '[::]') return '127.0.0.1';

@@ -11,6 +11,7 @@ import { freePort } from '../dev/embedded-postgres';
 import {
   checkPorts,
   connectHost,
+  listenEnvFor,
   listenProblem,
   PORT_VARIABLES,
   UPSTREAM_URL_VARIABLES,
@@ -20,7 +21,7 @@ import {
 import { services } from '../dev/services';
 
 /**
- * Issue 9, item 8: `npm start` with its port variables set used to leave the gateway proxying
+ * `npm start` with its port variables set used to leave the gateway proxying
  * to 127.0.0.1:4001-4005, silently reaching another copy of the platform on the machine. The
  * all-in-one start now derives the upstream URLs from the ports (a set *_URL still wins), and a
  * port already taken fails the start naming the variable to change.
@@ -91,6 +92,17 @@ describe('upstream URLs of the all-in-one start', () => {
       expect([service.name, service.port(config as never)]).toEqual([service.name, 23456]);
     }
     expect(Object.keys(PORT_VARIABLES).sort()).toEqual(services.map((s) => s.name).sort());
+  });
+});
+
+describe('listening addresses of the all-in-one start', () => {
+  it('the gateway on HOST, every backend on BACKEND_HOST (default 127.0.0.1)', () => {
+    const env = { HOST: '0.0.0.0', OTHER: 'kept' };
+    expect(listenEnvFor('gateway', env)).toEqual(env);
+    for (const backend of Object.keys(UPSTREAM_URL_VARIABLES) as BackendName[]) {
+      expect(listenEnvFor(backend, env)).toEqual({ HOST: '127.0.0.1', OTHER: 'kept' });
+      expect(listenEnvFor(backend, { ...env, BACKEND_HOST: '::1' }).HOST).toBe('::1');
+    }
   });
 });
 
@@ -228,8 +240,8 @@ describe('npm start (spawned)', () => {
     try {
       const result = await startAll(
         {
+          // No HOST or BACKEND_HOST: the defaults are what is checked below.
           DATABASE_URL: withDatabase(adminUrl, name),
-          HOST: '127.0.0.1',
           LOG_LEVEL: 'info',
           ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
         },
@@ -269,6 +281,20 @@ describe('npm start (spawned)', () => {
         migrate: `http://127.0.0.1:${ports.MIGRATE_PORT}`,
       });
       expect(running?.demo).toMatchObject({ password: '[redacted]' });
+      // The addresses the sockets really bound: only the gateway is reachable from elsewhere.
+      const bound = Object.fromEntries(
+        parsed
+          .filter((l) => typeof l.msg === 'string' && l.msg.endsWith(' listening'))
+          .map((l) => [String(l.msg).replace(/ listening$/, ''), `${l.host}:${l.port}`]),
+      );
+      expect(bound).toEqual({
+        gateway: `0.0.0.0:${ports.GATEWAY_PORT}`,
+        'crm-api': `127.0.0.1:${ports.CRM_API_PORT}`,
+        'webhook-ingest': `127.0.0.1:${ports.WEBHOOK_INGEST_PORT}`,
+        automation: `127.0.0.1:${ports.AUTOMATION_PORT}`,
+        'mcp-ingest': `127.0.0.1:${ports.MCP_INGEST_PORT}`,
+        migrate: `127.0.0.1:${ports.MIGRATE_PORT}`,
+      });
       expect(parsed.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
       expect(parsed.map((l) => l.msg)).toContain('every service stopped');
     } finally {

@@ -62,7 +62,12 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
   );
   const port = service.port(config);
   const server = await listen(app, port, config.HOST);
-  logger.info({ port }, `${service.name} listening`);
+  // The address the socket really bound, so an operator (and a test) sees who can reach it.
+  const bound = server.address();
+  logger.info(
+    { host: typeof bound === 'object' && bound ? bound.address : config.HOST, port },
+    `${service.name} listening`,
+  );
   const workerDeps = {
     logger,
     db: shared.database.db,
