@@ -27,7 +27,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
     routes: (app) => {
       // Session routes (the route ownership table): only with the gateway's signed identity.
       app.use(sessionPrefixesOf('automation'), requireIdentity(deps), forbidViewerWrites());
-      app.use(workflowRoutes(deps.db, secretBoxFor(config, deps), deps.bodyLimitBytes));
+      app.use(
+        workflowRoutes(deps.db, secretBoxFor(config, deps), {
+          bodyLimitBytes: deps.bodyLimitBytes,
+          allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+        }),
+      );
       app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes));
     },
   });

@@ -15,6 +15,11 @@ import {
  * generator in scripts/openapi imports this; the service never does).
  */
 
+const NON_PUBLIC_URL_REFUSED =
+  'A webhook url whose host is a literal non-public address (loopback, private, link-local, ' +
+  'CGNAT, reserved, or an IPv6 form carrying one, e.g. `[::127.0.0.1]`) or `localhost` is ' +
+  'refused with 400 (unless OUTBOUND_ALLOW_PRIVATE_NETWORKS is on); names are checked when ' +
+  'they are resolved, at send time.';
 const BASE = '/api/automations/workflows';
 const TAG = 'Automations';
 const WORKFLOW_EXAMPLE = {
@@ -57,7 +62,8 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       'A trigger (an event type the platform emits, or a pattern such as `lead.*`, with ' +
       'optional conditions) and an ordered list of nodes (type `webhook`: url, method GET | POST ' +
       "| PUT | PATCH, headers). The answer carries the workflow's Standard Webhooks signing " +
-      'secret (`whsec_...`) once. Viewers may not write.',
+      'secret (`whsec_...`) once. Viewers may not write. ' +
+      NON_PUBLIC_URL_REFUSED,
     auth: 'session',
     body: { schema: createWorkflowSchema, example: WORKFLOW_EXAMPLE },
     success: {
@@ -82,6 +88,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     path: `${BASE}/{id}`,
     tag: TAG,
     summary: 'Change a workflow (any of its fields)',
+    description: NON_PUBLIC_URL_REFUSED,
     auth: 'session',
     params: idParam(),
     body: { schema: updateWorkflowSchema, example: { enabled: false } },

@@ -1,31 +1,99 @@
 import { createSecretBox, newSigningSecret } from '../src/secrets/secret-box';
-import { nonPublicRange } from '../src/engine/address-guard';
+import { addressRange, nonPublicHost, nonPublicRange } from '../src/engine/address-class';
 import { TenantLimiter } from '../src/engine/limiter';
 import { conditionHolds, triggerMatches } from '../src/engine/triggers';
+import { publicAddressRefusal } from '../src/workflows/public-webhook-target';
 
-describe('nonPublicRange (the SSRF guard, ipaddr.js ranges)', () => {
+/**
+ * Every special address form against the guard: the range that decides (for an IPv4-mapped or
+ * NAT64 well-known-prefix address, the range of the IPv4 address it carries) and the verdict.
+ * Only 'unicast' is allowed, and for IPv6 only inside global unicast 2000::/3.
+ */
+const ADDRESS_TABLE: Array<[address: string, range: string, verdict: 'allowed' | 'refused']> = [
+  // IPv4
+  ['8.8.8.8', 'unicast', 'allowed'],
+  ['93.184.216.34', 'unicast', 'allowed'],
+  ['0.0.0.0', 'unspecified', 'refused'],
+  ['127.0.0.1', 'loopback', 'refused'],
+  ['10.1.2.3', 'private', 'refused'],
+  ['172.16.0.1', 'private', 'refused'],
+  ['192.168.1.1', 'private', 'refused'],
+  ['100.64.0.1', 'carrierGradeNat', 'refused'],
+  ['169.254.169.254', 'linkLocal', 'refused'],
+  ['198.18.0.1', 'reserved', 'refused'], // benchmarking
+  ['192.0.2.1', 'reserved', 'refused'], // documentation (TEST-NET-1)
+  ['198.51.100.1', 'reserved', 'refused'], // documentation (TEST-NET-2)
+  ['203.0.113.1', 'reserved', 'refused'], // documentation (TEST-NET-3)
+  ['240.0.0.1', 'reserved', 'refused'],
+  ['224.0.0.1', 'multicast', 'refused'],
+  ['255.255.255.255', 'broadcast', 'refused'],
+  // IPv6, native
+  ['2606:4700:4700::1111', 'unicast', 'allowed'],
+  ['::', 'unspecified', 'refused'],
+  ['::1', 'loopback', 'refused'],
+  ['fe80::1', 'linkLocal', 'refused'],
+  ['fc00::1', 'uniqueLocal', 'refused'],
+  ['fd00::1', 'uniqueLocal', 'refused'],
+  ['fec0::1', 'deprecatedSiteLocal', 'refused'],
+  ['ff02::1', 'multicast', 'refused'],
+  ['2001:db8::1', 'reserved', 'refused'], // documentation
+  ['3fff::1', 'reserved', 'refused'], // documentation (RFC 9637)
+  ['2001:2::1', 'benchmarking', 'refused'],
+  ['100::1', 'discard', 'refused'],
+  ['4000::1', 'reserved', 'refused'], // outside global unicast 2000::/3
+  ['1::1', 'reserved', 'refused'],
+  // IPv6 forms that carry an IPv4 address
+  ['::7f00:1', 'ipv4Compatible', 'refused'], // [::127.0.0.1], deprecated
+  ['::808:808', 'ipv4Compatible', 'refused'], // refused whatever it carries
+  ['::ffff:127.0.0.1', 'loopback', 'refused'],
+  ['::ffff:7f00:1', 'loopback', 'refused'],
+  ['::ffff:10.0.0.1', 'private', 'refused'],
+  ['::ffff:8.8.8.8', 'unicast', 'allowed'],
+  ['::ffff:0:7f00:1', 'rfc6145', 'refused'], // IPv4-translated
+  ['64:ff9b::7f00:1', 'loopback', 'refused'], // NAT64 well-known prefix: judged as 127.0.0.1
+  ['64:ff9b::a9fe:a9fe', 'linkLocal', 'refused'],
+  ['64:ff9b::808:808', 'unicast', 'allowed'], // NAT64 of 8.8.8.8 (DNS64 networks need it)
+  ['64:ff9b:1::808:808', 'rfc6052', 'refused'], // local-use NAT64 prefix: refused outright
+  ['2002:7f00:1::', '6to4', 'refused'],
+  ['2002:808:808::1', '6to4', 'refused'], // refused whatever it carries
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo', 'refused'],
+  // not an address
+  ['example.com', 'invalid', 'refused'],
+  ['2130706433', 'invalid', 'refused'],
+];
+
+describe('addressRange and nonPublicRange (the SSRF guard, ipaddr.js ranges)', () => {
+  it.each(ADDRESS_TABLE)('%s is %s: %s', (address, range, verdict) => {
+    expect(addressRange(address)).toBe(range);
+    expect(nonPublicRange(address)).toBe(verdict === 'allowed' ? undefined : range);
+  });
+});
+
+describe('nonPublicHost (the save-time rule for a webhook URL host)', () => {
   it.each([
     ['127.0.0.1', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.16.0.1', 'private'],
-    ['192.168.1.1', 'private'],
-    ['169.254.169.254', 'linkLocal'],
-    ['100.64.0.1', 'carrierGradeNat'],
-    ['0.0.0.0', 'unspecified'],
-    ['224.0.0.1', 'multicast'],
-    ['::1', 'loopback'],
-    ['fe80::1', 'linkLocal'],
-    ['fd00::1', 'uniqueLocal'],
-    ['ff02::1', 'multicast'],
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:10.0.0.1', 'private'],
-  ])('%s is refused (%s)', (address, range) => {
-    expect(nonPublicRange(address)).toBe(range);
+    ['[::7f00:1]', 'ipv4Compatible'],
+    ['[::1]', 'loopback'],
+    ['[64:ff9b::7f00:1]', 'loopback'],
+    ['localhost', 'loopback'],
+    ['LOCALHOST.', 'loopback'],
+    ['api.localhost', 'loopback'],
+    ['10.0.0.1', 'private'],
+  ])('%s is refused (%s)', (host, range) => {
+    expect(nonPublicHost(host)).toBe(range);
   });
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    '%s is public',
-    (address) => expect(nonPublicRange(address)).toBeUndefined(),
+  it.each(['example.com', 'localhost.example.com', '8.8.8.8', '[2606:4700:4700::1111]'])(
+    '%s passes (a DNS name is judged when it is resolved, at send time)',
+    (host) => expect(nonPublicHost(host)).toBeUndefined(),
   );
+  it('describes a refusal in words', () => {
+    expect(publicAddressRefusal('127.0.0.1', 'loopback')).toBe(
+      'webhook URL must point to a public address: 127.0.0.1 is loopback',
+    );
+    expect(publicAddressRefusal('[::7f00:1]', 'ipv4Compatible')).toBe(
+      'webhook URL must point to a public address: [::7f00:1] is IPv4-compatible IPv6 (deprecated)',
+    );
+  });
 });
 
 describe('trigger matching and conditions', () => {

@@ -16,17 +16,23 @@ import request from 'supertest';
 import { service } from '../src/main';
 
 /**
- * Issue 9, item 6 for automation's JSON routes (property-based, seeded), through the real
- * gateway with a real session: whatever body is sent, never a 5xx, and a refused (4xx) request
- * leaves every tenant table as it was. Webhook URLs point at loopback, which the SSRF guard (on
- * here) refuses before any connection.
+ * Automation's JSON routes (property-based, seeded), through the real gateway with a real
+ * session: whatever body is sent, never a 5xx, and a refused (4xx) request leaves every tenant
+ * table as it was. Saved webhook URLs point at a public name (example.com, reserved for
+ * documentation), so the valid body is accepted; the workflow the test-run route fuzzes points
+ * at loopback, saved through a stack with the allow-flag on, and the SSRF guard (on in the
+ * stack under test) refuses it before any connection.
  */
 const database = testDb();
 const stack = useServiceBehindGateway(service);
+const allowingPrivateTargets = useServiceBehindGateway(service, {
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+});
 afterAll(() => database.close());
 
 let owner: Awaited<ReturnType<typeof tenantSession>>;
 let workflowId: string;
+let loopbackWorkflowId: string;
 
 const workflow = {
   name: 'Fuzzed',
@@ -36,9 +42,13 @@ const workflow = {
     {
       type: 'webhook',
       name: 'n',
-      config: { url: 'http://127.0.0.1:9/x', method: 'POST', headers: { 'X-A': 'b' } },
+      config: { url: 'https://hooks.example.com/x', method: 'POST', headers: { 'X-A': 'b' } },
     },
   ],
+};
+const loopbackWorkflow = {
+  ...workflow,
+  nodes: [{ ...workflow.nodes[0], config: { url: 'http://127.0.0.1:9/x', method: 'POST' } }],
 };
 const workflowPaths: BodyPath[] = [
   ['name'],
@@ -68,14 +78,19 @@ const workflowObjects: BodyPath[] = [
   ['nodes', 0, 'config', 'headers'],
 ];
 
-beforeAll(async () => {
-  owner = await tenantSession(stack, database, 'owner');
-  const res = await request(stack.url)
+async function createWorkflow(url: string, body: unknown): Promise<string> {
+  const res = await request(url)
     .post('/api/automations/workflows')
     .set('Cookie', owner.cookie)
-    .send(workflow);
+    .send(body as object);
   expect(res.status).toBe(201);
-  workflowId = res.body.data.workflow.id;
+  return res.body.data.workflow.id;
+}
+
+beforeAll(async () => {
+  owner = await tenantSession(stack, database, 'owner');
+  workflowId = await createWorkflow(stack.url, workflow);
+  loopbackWorkflowId = await createWorkflow(allowingPrivateTargets.url, loopbackWorkflow);
 });
 
 async function send(req: FuzzedRequest) {
@@ -133,7 +148,7 @@ it('POST /api/automations/workflows/:id/test', async () => {
   await fc.assert(
     property(
       'POST',
-      () => `/api/automations/workflows/${workflowId}/test`,
+      () => `/api/automations/workflows/${loopbackWorkflowId}/test`,
       { module: 'leads', record: { id: 'r1', status: 'new' } },
       [['module'], ['record'], ['record', 'id'], ['record', 'status']],
       [[], ['record']],

@@ -1,19 +1,13 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { nonPublicRange } from './address-class';
 
-/**
- * The SSRF guard's address check: only globally routable unicast addresses are public. Loopback,
- * private, link-local (169.254.0.0/16 and fe80::/10), CGNAT (100.64.0.0/10), unique-local,
- * multicast, unspecified, reserved and the transition ranges that embed IPv4 (6to4, Teredo,
- * NAT64) are not; a v4-mapped v6 address is judged as the v4 address it carries. The ranges
- * come from ipaddr.js, not from string matching.
+/*
+ * The SSRF guard at send time: what a webhook connects to must be a public address (the rule
+ * and its ranges are in address-class.ts). Saving a workflow already refuses literal
+ * non-public hosts, but a DNS name can resolve anywhere, and rows saved before that rule
+ * existed may still hold a literal, so every connection is checked here too.
  */
-export function nonPublicRange(address: string): string | undefined {
-  if (!ipaddr.isValid(address)) return 'invalid';
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' ? undefined : range;
-}
 
 /** The error a refused address fails the connection with (its message ends up in the step). */
 export class BlockedAddressError extends Error {

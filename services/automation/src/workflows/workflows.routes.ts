@@ -5,6 +5,7 @@ import { parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { newSigningSecret, type SecretBox } from '../secrets/secret-box';
+import { refuseNonPublicWebhookTargets } from './public-webhook-target';
 import {
   deleteWorkflow,
   findWorkflow,
@@ -31,9 +32,16 @@ export function workflowId(id: string): string {
 /**
  * /api/automations/workflows: list (page helper), create (the signing secret shown once),
  * read, update, delete, rotate-secret. Everything runs inside withTenant, so another tenant's
- * workflow is a 404; viewers are refused writes by forbidViewerWrites() before these.
+ * workflow is a 404; viewers are refused writes by forbidViewerWrites() before these. A webhook
+ * URL whose host is a literal non-public address is refused at save time unless
+ * `allowPrivateNetworks` (OUTBOUND_ALLOW_PRIVATE_NETWORKS) is on.
  */
-export function workflowRoutes(db: Kysely<Database>, secrets: SecretBox, bodyLimitBytes: number) {
+export function workflowRoutes(
+  db: Kysely<Database>,
+  secrets: SecretBox,
+  options: { bodyLimitBytes: number; allowPrivateNetworks: boolean },
+) {
+  const { bodyLimitBytes, allowPrivateNetworks } = options;
   const router = Router();
   router.use(BASE, jsonBody(bodyLimitBytes));
 
@@ -46,6 +54,7 @@ export function workflowRoutes(db: Kysely<Database>, secrets: SecretBox, bodyLim
   router.post(BASE, async (req, res) => {
     const { tenantId, userId } = identityOf(req);
     const input = validate(createWorkflowSchema, req.body, 'workflow');
+    refuseNonPublicWebhookTargets(input.nodes, allowPrivateNetworks, 'workflow');
     const secret = newSigningSecret();
     const workflow = await withTenant(db, tenantId, (trx) =>
       insertWorkflow(trx, tenantId, userId, input, secrets.seal(secret)),
@@ -70,6 +79,7 @@ export function workflowRoutes(db: Kysely<Database>, secrets: SecretBox, bodyLim
     const { tenantId } = identityOf(req);
     const id = workflowId(req.params.id);
     const change = validate(updateWorkflowSchema, req.body, 'workflow change');
+    refuseNonPublicWebhookTargets(change.nodes, allowPrivateNetworks, 'workflow change');
     const workflow = await withTenant(db, tenantId, (trx) =>
       updateWorkflow(trx, tenantId, id, change),
     );
