@@ -31,6 +31,7 @@ export {
 export {
   LEAD_COLUMNS,
   upsertLeads,
+  upsertLeadFillingBlanks,
   findLead,
   findLeadByEmail,
   listLeads,

@@ -241,14 +241,21 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     path: '/api/public/forms/{tenantSlug}/{formSlug}/submit',
     tag: 'Forms',
     summary: 'Submit a web form (public, from any origin)',
-    description: 'JSON or urlencoded. Creates or updates the lead by email.',
+    description:
+      'JSON or urlencoded. Creates the lead of a new email; on an existing lead fills only ' +
+      'empty fields, never replacing stored values. Answers with the submission id only, the ' +
+      'same whether or not the email was already a lead.',
     auth: 'public',
     params: z.object({ tenantSlug: z.string(), formSlug: z.string() }),
     body: {
       schema: z.record(z.string(), z.unknown()),
       example: { email: 'ada@example.com', name: 'Ada' },
     },
-    success: { status: 201, description: 'Form submitted', data: z.object({ id: z.uuid() }) },
+    success: {
+      status: 201,
+      description: 'Form submitted',
+      data: z.object({ submission_id: z.uuid() }),
+    },
     errors: [400, 404, 413, 415],
   });
 }

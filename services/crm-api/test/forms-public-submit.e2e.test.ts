@@ -98,7 +98,8 @@ const CONTACT_FIELDS = [
 const VALID = { email: 'ann@example.com', company: 'Acme', consent: true };
 const SUBMITTED = {
   success: true,
-  data: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+  // The submission's own random id, never the lead's (forms-public-submit-existing-lead).
+  data: { submission_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
   message: 'Form submitted',
 };
 const NOT_FOUND = {
@@ -139,10 +140,10 @@ describe('a valid submission', () => {
     const res = await submitJson(tenant.slug, 'contact', body);
     expect(res.status).toBe(201);
     expect(res.body).toEqual(SUBMITTED);
-    const leadId = res.body.data.id;
 
     const rows = await rowsOf(tenant.tenantId);
     expect(rows.leads).toHaveLength(1);
+    const leadId = rows.leads[0].id;
     expect(rows.leads[0]).toMatchObject({
       id: leadId,
       email: 'ann@example.com',
@@ -164,7 +165,7 @@ describe('a valid submission', () => {
     });
     expect(rows.submissions).toEqual([
       {
-        id: expect.any(String),
+        id: res.body.data.submission_id,
         tenant_id: tenant.tenantId,
         form_id: formId,
         lead_id: leadId,
@@ -189,28 +190,30 @@ describe('a valid submission', () => {
     ]);
   });
 
-  it('the same email again (any case) updates that lead: one lead, two submissions, lead.updated', async () => {
+  it('the same email again (any case): one lead gaining only what it lacked, two submissions, lead.updated', async () => {
     const first = await rowsOf(tenant.tenantId);
-    const res = await submitJson(tenant.slug, 'contact', {
+    const again = {
       email: 'ANN@example.com',
       first_name: 'Annie',
       last_name: '',
       company: 'Acme Corp',
       consent: true,
       referrer: 'ad',
-    });
+    };
+    const res = await submitJson(tenant.slug, 'contact', again);
     expect(res.status).toBe(201);
-    expect(res.body.data.id).toBe(first.leads[0].id);
+    expect(res.body).toEqual(SUBMITTED);
     const rows = await rowsOf(tenant.tenantId);
     expect(rows.leads).toHaveLength(1);
     expect(rows.leads[0]).toMatchObject({
-      first_name: 'Annie',
+      // Stored and non-empty: an anonymous submission does not replace them.
+      first_name: 'Ann',
       // Left empty on the form: kept, not cleared.
       last_name: 'Lee',
       phone: '+1 555 0100',
       source: 'web_form',
       custom_fields: {
-        company: 'Acme Corp',
+        company: 'Acme',
         topic: 'sales',
         message: 'Call me',
         consent: true,
@@ -221,7 +224,13 @@ describe('a valid submission', () => {
       },
     });
     expect(rows.submissions).toHaveLength(2);
-    expect(rows.submissions[1]).toMatchObject({ form_id: formId, lead_id: first.leads[0].id });
+    // What was submitted is kept on the submission, as submitted.
+    expect(rows.submissions[1]).toMatchObject({
+      id: res.body.data.submission_id,
+      form_id: formId,
+      lead_id: first.leads[0].id,
+      payload: again,
+    });
     expect(rows.events.slice(2).map((e) => e.type)).toEqual(['lead.updated', 'form.submitted']);
   });
 
@@ -234,7 +243,7 @@ describe('a valid submission', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual(SUBMITTED);
     const rows = await rowsOf(tenant.tenantId);
-    const lead = rows.leads.find((l) => l.id === res.body.data.id);
+    const lead = rows.leads.find((l) => l.email === 'bob@example.com');
     expect(lead).toMatchObject({
       email: 'bob@example.com',
       first_name: 'Bob',
@@ -244,7 +253,8 @@ describe('a valid submission', () => {
       custom_fields: { company: 'Bob & Co', topic: 'support', consent: 'on' },
     });
     expect(rows.submissions.at(-1)).toMatchObject({
-      lead_id: res.body.data.id,
+      id: res.body.data.submission_id,
+      lead_id: lead?.id,
       payload: {
         email: 'bob@example.com',
         first_name: 'Bob',
@@ -270,8 +280,8 @@ describe('a valid submission', () => {
       consent: true,
     });
     expect(res.status).toBe(201);
-    expect(res.body.data.id).toBe(leadId);
     const rows = await rowsOf(tenant.tenantId);
+    expect(rows.submissions.at(-1)?.lead_id).toBe(leadId);
     expect(rows.leads.find((l) => l.id === leadId)).toMatchObject({
       first_name: 'Cat',
       source: 'csv_import',
@@ -289,7 +299,8 @@ describe('a valid submission', () => {
     );
     expect(res.status).toBe(201);
     const rows = await rowsOf(tenant.tenantId);
-    expect(rows.leads.find((l) => l.id === res.body.data.id)?.email).toBe('direct@example.com');
+    const filed = rows.submissions.find((s) => s.id === res.body.data.submission_id);
+    expect(rows.leads.find((l) => l.id === filed?.lead_id)?.email).toBe('direct@example.com');
   });
 
   it('a signed-in caller of another tenant changes nothing: the URL names the tenant', async () => {
@@ -559,7 +570,7 @@ describe('honeypot `_hp`', () => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual(SUBMITTED);
     }
-    expect(new Set(answers.map((r) => r.body.data.id)).size).toBe(3);
+    expect(new Set(answers.map((r) => r.body.data.submission_id)).size).toBe(3);
     expect(await rowsOf(tenant.tenantId)).toEqual(before);
     expect(before).toEqual({ leads: [], submissions: [], events: [] });
   });
@@ -568,7 +579,10 @@ describe('honeypot `_hp`', () => {
     const res = await submitJson(tenant.slug, 'contact', { ...VALID, _hp: '' });
     expect(res.status).toBe(201);
     const rows = await rowsOf(tenant.tenantId);
-    expect(rows.leads.map((l) => l.id)).toEqual([res.body.data.id]);
+    expect(rows.submissions.map((s) => [s.id, s.lead_id])).toEqual([
+      [res.body.data.submission_id, rows.leads[0].id],
+    ]);
+    expect(rows.leads).toHaveLength(1);
     expect(rows.submissions[0].payload).toEqual(VALID);
   });
 });

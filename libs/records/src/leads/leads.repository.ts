@@ -283,6 +283,66 @@ export async function upsertLeads(
   return inputs.map((input) => stored.get(input.email) as StoredLead);
 }
 
+/**
+ * A stored column value kept unless it is empty (NULL or ''), in which case the given one fills
+ * it (a NULL given one keeps the stored value).
+ */
+const fillBlank = (column: 'first_name' | 'last_name' | 'phone') =>
+  sql`COALESCE(NULLIF(l.${sql.ref(column)}, ''), EXCLUDED.${sql.ref(column)}, l.${sql.ref(column)})`;
+/** The stored custom fields with the given ones added where a key is missing, null or ''. */
+const FILLED_CUSTOM_FIELDS = sql`CASE WHEN jsonb_typeof(l.custom_fields) = 'object'
+  THEN EXCLUDED.custom_fields || (
+    SELECT COALESCE(jsonb_object_agg(key, value), '{}'::jsonb)
+      FROM jsonb_each(l.custom_fields)
+     WHERE value NOT IN ('null'::jsonb, '""'::jsonb))
+  ELSE l.custom_fields END`;
+
+/**
+ * Stores a lead given by someone who is not the tenant (an anonymous web form), in the caller's
+ * tenant transaction: a new email becomes a lead with `source`; an existing lead only gains
+ * what it lacks (empty columns and custom field keys are filled, nothing non-empty is
+ * replaced, status and source stay). Writes `lead.created`, or `lead.updated` only when a
+ * blank was filled. One INSERT ... ON CONFLICT, so a concurrent submission of the same email
+ * waits for the row instead of failing.
+ */
+export async function upsertLeadFillingBlanks(
+  trx: Trx,
+  tenantId: string,
+  lead: LeadInput,
+  source: string,
+): Promise<StoredLead & { changed: boolean }> {
+  const row = toRow(lead, { source }, timeOrderedUuid());
+  const filled = [
+    fillBlank('first_name'),
+    fillBlank('last_name'),
+    fillBlank('phone'),
+    FILLED_CUSTOM_FIELDS,
+  ];
+  // lower() again in SQL: the column's CHECK is Postgres's idea of lower case.
+  const { rows } = await sql<StoredLead>`
+    INSERT INTO crm_leads AS l (id, tenant_id, ${COLUMN_LIST})
+    VALUES (${row.id}, ${tenantId}, lower(${row.email}), ${row.first_name}, ${row.last_name},
+            ${row.phone}, ${row.status}, ${row.source}, ${JSON.stringify(row.custom_fields)})
+    ON CONFLICT (tenant_id, email) DO UPDATE SET
+      (first_name, last_name, phone, custom_fields) = (${sql.join(filled)}),
+      updated_at = now()
+    WHERE (${sql.join(filled)}) IS DISTINCT FROM (l.first_name, l.last_name, l.phone, l.custom_fields)
+    RETURNING id, email, status, source, (xmax = 0) AS created`.execute(trx);
+  const written = rows[0];
+  if (written) {
+    await writeEvents(trx, leadEvents(tenantId, [written]));
+    return { ...written, changed: true };
+  }
+  // Nothing to fill: the row was left as it is (and locked); this statement sees it.
+  const kept = await trx
+    .selectFrom('crm_leads')
+    .select(['id', 'email', 'status', 'source'])
+    .where('tenant_id', '=', tenantId)
+    .where('email', '=', sql<string>`lower(${row.email})`)
+    .executeTakeFirstOrThrow();
+  return { ...kept, created: false, changed: false };
+}
+
 /** One lead of the tenant by id, every column; undefined when there is none (or not a uuid). */
 export async function findLead(trx: Trx, tenantId: string, id: string): Promise<Lead | undefined> {
   return trx

@@ -71,7 +71,11 @@ export function updateForm(db: Db, tenantId: string, id: string, change: FormCha
     .executeTakeFirst();
 }
 
-/** Records one submission of a form; the id of the row. */
+/**
+ * Records one submission of a form with every value submitted (`payload`); the id of the row.
+ * That id is the public answer to an anonymous submitter, so it keeps the table's random
+ * default (gen_random_uuid()): it tells nothing about the lead or when it was created.
+ */
 export async function insertSubmission(
   trx: Trx,
   submission: { tenantId: string; formId: string; leadId: string; payload: unknown },

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { LEAD_TEXT_FIELDS, normalizeLead, upsertLeads, type LeadInput } from '@crm/records';
+import {
+  LEAD_TEXT_FIELDS,
+  normalizeLead,
+  upsertLeadFillingBlanks,
+  type LeadInput,
+} from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { errors, formBody, jsonBody, sendSuccess } from '@crm/shared/http';
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { findEnabledFormBySlugs } from './cross-tenant-lookups';
 import { insertSubmission } from './forms.repository';
@@ -102,10 +107,20 @@ function submittedFields(body: unknown): Record<string, unknown> {
 }
 
 /**
+ * The one answer to a submission, stored or not (honeypot): only the submission's own random
+ * id, so an anonymous caller learns nothing about the leads the tenant already has.
+ */
+function answerSubmitted(res: Response, submissionId: string): void {
+  sendSuccess(res, { submission_id: submissionId }, { status: 201, message: 'Form submitted' });
+}
+
+/**
  * POST /api/public/forms/:tenantSlug/:formSlug/submit (Public, no identity): JSON or
- * `application/x-www-form-urlencoded`. Creates or updates the lead of the email with source
- * `web_form`, records the submission and emits `form.submitted` (upsertLeads emits
- * `lead.created` / `lead.updated`), all in one tenant transaction.
+ * `application/x-www-form-urlencoded`. Creates the lead of a new email with source `web_form`,
+ * or fills only the empty fields of an existing one (the submitter is anonymous: what the
+ * tenant stored is never replaced), records the submission with every value submitted and
+ * emits `form.submitted` (upsertLeadFillingBlanks emits `lead.created` / `lead.updated`), all
+ * in one tenant transaction.
  */
 export function publicSubmitRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
   const router = Router();
@@ -125,18 +140,16 @@ export function publicSubmitRoutes(db: Kysely<Database>, bodyLimitBytes: number)
     const body = req.body as Record<string, unknown> | undefined;
     if (!isBlank(body?.[HONEYPOT_FIELD])) {
       // A bot: the same answer as a stored submission, nothing stored.
-      sendSuccess(res, { id: randomUUID() }, { status: 201, message: 'Form submitted' });
+      answerSubmitted(res, randomUUID());
       return;
     }
     const submitted = submittedFields(body);
     const lead = toLead(submitted);
     checkAgainstDefinition(form.fields, submitted);
 
-    const leadId = await withTenant(db, form.tenantId, async (trx) => {
-      const [stored] = await upsertLeads(trx, form.tenantId, [lead], {
-        source: WEB_FORM_SOURCE,
-      });
-      const submissionId = await insertSubmission(trx, {
+    const submissionId = await withTenant(db, form.tenantId, async (trx) => {
+      const stored = await upsertLeadFillingBlanks(trx, form.tenantId, lead, WEB_FORM_SOURCE);
+      const id = await insertSubmission(trx, {
         tenantId: form.tenantId,
         formId: form.formId,
         leadId: stored.id,
@@ -146,11 +159,11 @@ export function publicSubmitRoutes(db: Kysely<Database>, bodyLimitBytes: number)
         type: 'form.submitted',
         tenant_id: form.tenantId,
         record: { module: 'forms', id: form.formId },
-        data: { form_id: form.formId, lead_id: stored.id, submission_id: submissionId },
+        data: { form_id: form.formId, lead_id: stored.id, submission_id: id },
       });
-      return stored.id;
+      return id;
     });
-    sendSuccess(res, { id: leadId }, { status: 201, message: 'Form submitted' });
+    answerSubmitted(res, submissionId);
   });
   return router;
 }
