@@ -166,6 +166,41 @@ describe('POST /api/mcp: JSON-RPC batches follow the negotiated protocol revisio
     expect(await tenantRowCounts(db, agent.tenantId)).toEqual(before);
   });
 
+  it('odd shapes are answered with a 4xx or a tool error, never a 5xx, and write nothing', async () => {
+    const agent = await leadsAgent(stack);
+    const before = await tenantRowCounts(db, agent.tenantId);
+    const notRecords = { length: 5000 };
+    const cases: Array<[unknown, string | undefined]> = [
+      [[], '2025-03-26'],
+      [[null, 42, 'x'], '2025-03-26'],
+      [[{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: null }], '2025-03-26'],
+      [[ingestCall(1, leads('odd', 1))], 'garbage'],
+      [ingestCall(2, notRecords as unknown as unknown[]), '2025-06-18'],
+      [
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { arguments: 'records' } },
+        undefined,
+      ],
+    ];
+    const answers = [];
+    for (const [body, revision] of cases) {
+      const res = await post(stack, agent, body, revision);
+      answers.push({
+        status: res.status,
+        refusal: res.body?.error !== undefined || res.body?.result?.isError === true,
+      });
+    }
+    // JSON-RPC 2.0 answers an empty batch Invalid Request; the SDK alone would answer 202.
+    expect(answers).toEqual([
+      { status: 400, refusal: true },
+      { status: 400, refusal: true },
+      { status: 400, refusal: true },
+      { status: 400, refusal: true },
+      { status: 200, refusal: true },
+      { status: 200, refusal: true },
+    ]);
+    expect(await tenantRowCounts(db, agent.tenantId)).toEqual(before);
+  });
+
   it('a single call of 1,000 records under 2025-06-18 is stored', async () => {
     const agent = await leadsAgent(stack);
     const res = await post(stack, agent, ingestCall(7, leads('single', 1000)), '2025-06-18');

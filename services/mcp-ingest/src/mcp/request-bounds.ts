@@ -25,7 +25,8 @@ function recordsOf(message: unknown): number {
 /**
  * Bounds on the shape of one POST /api/mcp, checked before any tool runs, so a refusal writes
  * nothing (docs/mcp.md):
- * - a JSON-RPC batch only under a revision that allows one (400, -32600 otherwise);
+ * - a JSON-RPC batch only under a revision that allows one, and not empty (400, -32600
+ *   otherwise);
  * - at most `maxRecordsPerRequest` records in all, counted over every `tools/call` of the
  *   request, batch or single (413, -32600 otherwise). Without it, one request could carry as
  *   many full calls as a batch holds (100 of 1,000 records each).
@@ -45,6 +46,8 @@ export function requestBounds(maxRecordsPerRequest: number): RequestHandler {
           `Invalid Request: batching is not supported in protocol version ${revision}`,
         );
       }
+      // JSON-RPC 2.0 answers an empty batch Invalid Request (the SDK would accept it: 202).
+      if (messages.length === 0) return refuse(res, 400, null, 'Invalid Request: an empty batch');
     }
     const records = messages.reduce<number>((sum, message) => sum + recordsOf(message), 0);
     if (records > maxRecordsPerRequest) {
