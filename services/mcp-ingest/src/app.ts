@@ -24,7 +24,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
       // Session routes (the route ownership table): only with the gateway's signed identity.
       app.use(sessionPrefixesOf('mcp-ingest'), requireIdentity(deps), forbidViewerWrites());
       app.use(keyRoutes(deps.db, deps.bodyLimitBytes));
-      app.use(mcpRoutes(deps.db, deps.logger, config.MCP_BODY_LIMIT_BYTES));
+      app.use(
+        mcpRoutes(deps.db, deps.logger, {
+          bodyLimitBytes: config.MCP_BODY_LIMIT_BYTES,
+          maxRecordsPerRequest: config.MCP_MAX_RECORDS_PER_REQUEST,
+        }),
+      );
     },
   });
 }

@@ -3,8 +3,13 @@ import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
   MCP_INGEST_PORT: port(4004),
-  /** Body limit of POST /api/mcp, sized for 1,000 records per tool call (8 MiB). */
+  /** Body limit of POST /api/mcp, sized for 1,000 records per request (8 MiB). */
   MCP_BODY_LIMIT_BYTES: positiveInt(8 * 1024 * 1024),
+  /**
+   * Most records one POST /api/mcp may carry, counted over every tools/call in it (a batch
+   * included): the per-call maximum, so a batch stores no more than one full call would.
+   */
+  MCP_MAX_RECORDS_PER_REQUEST: positiveInt(1000),
 });
 
 export type Config = z.infer<typeof configSchema>;

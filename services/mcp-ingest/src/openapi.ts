@@ -1,6 +1,7 @@
 import { addOperation, idParam, paginated, type OpenAPIRegistry } from '@crm/shared/openapi';
 import { z } from 'zod';
 import { createKeySchema, keyPageQuerySchema, keyRecordSchema } from './keys/keys.schema';
+import { BATCHING_REMOVED_IN } from './mcp/protocol-revision';
 import { INGEST_TOOLS, MAX_RECORDS_PER_CALL } from './mcp/tools';
 
 /*
@@ -91,7 +92,12 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       `JSON-RPC 2.0 per the Model Context Protocol: \`initialize\`, \`tools/list\`, \`tools/call\`. ` +
       `Tools (each needs its scope on the key): ${INGEST_TOOLS.map((t) => `\`${t.name}\` (${t.scope})`).join(', ')}; ` +
       `each takes \`{ records }\` (1 to ${MAX_RECORDS_PER_CALL}) and answers structuredContent ` +
-      '`{ imported, failed, errors, ids }`. Connect with an MCP client rather than by hand (docs/mcp.md).',
+      '`{ imported, failed, errors, ids }`. A JSON-RPC batch is refused (400, -32600) under ' +
+      `protocol ${BATCHING_REMOVED_IN} and later (\`MCP-Protocol-Version\`; without it 2025-03-26, ` +
+      'which allows batches). The records of every `tools/call` in one request may sum to at most ' +
+      '`MCP_MAX_RECORDS_PER_REQUEST` (1,000 by default); over it: 413 with a JSON-RPC error, nothing ' +
+      'written. Send `Accept: application/json, text/event-stream`. Connect with an MCP client ' +
+      'rather than by hand (docs/mcp.md).',
     auth: 'mcpBearer',
     body: {
       schema: jsonRpcMessage,
@@ -102,7 +108,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       bare: z.record(z.string(), z.unknown()),
       example: { jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'ingest_leads' }] } },
     },
-    errors: [400],
+    errors: [400, 413],
   });
   for (const method of ['get', 'delete'] as const) {
     addOperation(registry, {

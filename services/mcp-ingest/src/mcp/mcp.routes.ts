@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { BearerKey } from '../tenancy/cross-tenant-lookups';
 import { bearerAuth } from './bearer-auth';
 import { mcpServerFor } from './mcp-server';
+import { requestBounds } from './request-bounds';
 import { INGEST_TOOLS } from './tools';
 
 export const MCP_PATH = '/api/mcp';
@@ -50,14 +51,23 @@ function methodNotAllowed(_req: Request, res: Response): void {
     .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
 }
 
+export interface McpLimits {
+  bodyLimitBytes: number;
+  /** Records in all tools/call of one request, batch or single. */
+  maxRecordsPerRequest: number;
+}
+
 /**
  * POST /api/mcp: MCP over Streamable HTTP (stateless) for AI agents, authenticated by an MCP
- * ingest key before any MCP processing (docs/mcp.md).
+ * ingest key before any MCP processing, then bounded in shape (batches, records) before any
+ * tool runs (docs/mcp.md).
  */
-export function mcpRoutes(db: Kysely<Database>, logger: Logger, bodyLimitBytes: number): Router {
+export function mcpRoutes(db: Kysely<Database>, logger: Logger, limits: McpLimits): Router {
   const router = Router();
   const auth = bearerAuth(db, logger);
-  router.post(MCP_PATH, auth, jsonBody(bodyLimitBytes), async (req: Request, res: Response) => {
+  const parse = jsonBody(limits.bodyLimitBytes);
+  const bounds = requestBounds(limits.maxRecordsPerRequest);
+  router.post(MCP_PATH, auth, parse, bounds, async (req: Request, res: Response) => {
     const key = req.mcpKey as BearerKey;
     const refusal = outOfScopeCall(req.body, key);
     if (refusal) {
