@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     health,
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     parseJson: false,
+    trustProxy: config.TRUST_PROXY,
     routes: (app) => {
       app.use(securityHeaders());
       app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));

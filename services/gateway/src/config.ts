@@ -1,4 +1,4 @@
-import { port, positiveInt, serviceEnv } from '@crm/shared/config';
+import { port, positiveInt, serviceEnv, trustProxy } from '@crm/shared/config';
 import { z } from 'zod';
 
 const httpUrl = (fallback: string) =>
@@ -45,6 +45,12 @@ export const configSchema = serviceEnv.extend({
   GATEWAY_PORT: port(8080),
   /** The address users reach the gateway at; https makes the session cookie Secure. */
   PUBLIC_BASE_URL: httpUrl('http://localhost:8080'),
+  /**
+   * The proxies in front of the gateway whose X-Forwarded-For/-Proto are believed: a hop count
+   * (1 behind a Kubernetes ingress) or their addresses / CIDR ranges; unset = none, so per-IP
+   * limits count against the connecting peer and a client cannot pick its own address.
+   */
+  TRUST_PROXY: trustProxy(),
   SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
   /**
    * How long a replica may reuse a resolved session (user + memberships) in memory; sign-out and
