@@ -12,6 +12,7 @@ import { memberRoutes } from './members/members.routes';
 import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from '@crm/shared/routes';
 import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
+import { createSignInFailures } from './rate-limit/sign-in-failures';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { requireTenantSession } from './tenancy/require-session';
 import { SessionCache } from './tenancy/session-cache';
@@ -97,6 +98,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
           sessionTtlSeconds: config.SESSION_TTL_SECONDS,
           bodyLimitBytes: deps.bodyLimitBytes,
           signInRateLimit: limits.perIpSignIn,
+          signInFailures: createSignInFailures(deps.pool, {
+            perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT,
+            perAccountAndAddress: config.SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP,
+            firstDelaySeconds: config.SIGN_IN_FIRST_DELAY_SECONDS,
+            maxDelaySeconds: config.SIGN_IN_MAX_DELAY_SECONDS,
+          }),
           sessionCache: sessions,
         }),
       );

@@ -69,12 +69,21 @@ export const configSchema = serviceEnv.extend({
   /** Browser origins allowed to call the API with credentials (comma-separated). */
   CORS_ORIGINS: originList,
   RATE_LIMIT_PLANS: planLimits,
-  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (SPEC.md: up to 1,000 per minute). */
+  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (specified: up to 1,000 per minute). */
   RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt(1000),
   /** Per client IP on public routes (forms). */
   RATE_LIMIT_PUBLIC_PER_MINUTE: positiveInt(60),
   /** Per client IP on sign-in and sign-up (brute-force guard). */
   RATE_LIMIT_SIGN_IN_PER_MINUTE: positiveInt(10),
+  /**
+   * Per account (docs/accounts.md): consecutive failed sign-ins for one email from any address,
+   * and from one address, before each further attempt there waits a delay that doubles from
+   * SIGN_IN_FIRST_DELAY_SECONDS up to SIGN_IN_MAX_DELAY_SECONDS.
+   */
+  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(10),
+  SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt(5),
+  SIGN_IN_FIRST_DELAY_SECONDS: positiveInt(30),
+  SIGN_IN_MAX_DELAY_SECONDS: positiveInt(900),
 });
 
 export type Config = z.infer<typeof configSchema>;
