@@ -18,7 +18,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 /**
- * Issue 3, point 13: per-tenant limit on Session routes (from the plan), per-client-IP limits on
+ * Per-tenant limit (specified) on Session routes (from the plan), per-client-IP limits on
  * public form submission and sign-in, counters shared through Postgres (table rate_limits).
  *
  * Per-IP keys come from req.ip. These gateways are configured as sitting behind one proxy
