@@ -15,6 +15,10 @@ const TEST_ENV = {
   RATE_LIMIT_PUBLIC_PER_MINUTE: '100000',
   RATE_LIMIT_DEFAULT_PER_MINUTE: '100000',
   RATE_LIMIT_PLANS: 'free=100000',
+  // Tests share accounts' failed sign-ins only within themselves; the per-account waits have
+  // tests of their own (sign-in-failures-are-throttled-per-account).
+  SIGN_IN_FAILURES_PER_ACCOUNT: '100000',
+  SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP: '100000',
 };
 
 export interface TestGateway {

@@ -12,6 +12,7 @@ import { memberRoutes } from './members/members.routes';
 import { PROXY_TABLE, routeFor, type ProxyRoute, type ServiceName } from '@crm/shared/routes';
 import { serviceProxy } from './proxy/service-proxy';
 import { createRateLimits } from './rate-limit/limits';
+import { createSignInFailures } from './rate-limit/sign-in-failures';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { refuseCrossSiteWrites } from './security/cross-site-guard';
 import { requireTenantSession } from './tenancy/require-session';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     health,
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     parseJson: false,
+    trustProxy: config.TRUST_PROXY,
     routes: (app) => {
       app.use(securityHeaders());
       app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
@@ -107,6 +109,12 @@ export function createApp(deps: AppDeps, config: Config): Express {
           sessionTtlSeconds: config.SESSION_TTL_SECONDS,
           bodyLimitBytes: deps.bodyLimitBytes,
           signInRateLimit: limits.perIpSignIn,
+          signInFailures: createSignInFailures(deps.pool, {
+            perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT,
+            perAccountAndAddress: config.SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP,
+            firstDelaySeconds: config.SIGN_IN_FIRST_DELAY_SECONDS,
+            maxDelaySeconds: config.SIGN_IN_MAX_DELAY_SECONDS,
+          }),
           sessionCache: sessions,
         }),
       );

@@ -1,4 +1,4 @@
-import { port, positiveInt, serviceEnv } from '@crm/shared/config';
+import { port, positiveInt, serviceEnv, trustProxy } from '@crm/shared/config';
 import { z } from 'zod';
 
 const httpUrl = (fallback: string) =>
@@ -45,6 +45,12 @@ export const configSchema = serviceEnv.extend({
   GATEWAY_PORT: port(8080),
   /** The address users reach the gateway at; https makes the session cookie Secure. */
   PUBLIC_BASE_URL: httpUrl('http://localhost:8080'),
+  /**
+   * The proxies in front of the gateway whose X-Forwarded-For/-Proto are believed: a hop count
+   * (1 behind a Kubernetes ingress) or their addresses / CIDR ranges; unset = none, so per-IP
+   * limits count against the connecting peer and a client cannot pick its own address.
+   */
+  TRUST_PROXY: trustProxy(),
   SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
   /**
    * How long a replica may reuse a resolved session (user + memberships) in memory; sign-out and
@@ -63,12 +69,21 @@ export const configSchema = serviceEnv.extend({
   /** Browser origins allowed to call the API with credentials (comma-separated). */
   CORS_ORIGINS: originList,
   RATE_LIMIT_PLANS: planLimits,
-  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (SPEC.md: up to 1,000 per minute). */
+  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (specified: up to 1,000 per minute). */
   RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt(1000),
   /** Per client IP on public routes (forms). */
   RATE_LIMIT_PUBLIC_PER_MINUTE: positiveInt(60),
   /** Per client IP on sign-in and sign-up (brute-force guard). */
   RATE_LIMIT_SIGN_IN_PER_MINUTE: positiveInt(10),
+  /**
+   * Per account (docs/accounts.md): consecutive failed sign-ins for one email from any address,
+   * and from one address, before each further attempt there waits a delay that doubles from
+   * SIGN_IN_FIRST_DELAY_SECONDS up to SIGN_IN_MAX_DELAY_SECONDS.
+   */
+  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(10),
+  SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt(5),
+  SIGN_IN_FIRST_DELAY_SECONDS: positiveInt(30),
+  SIGN_IN_MAX_DELAY_SECONDS: positiveInt(900),
 });
 
 export type Config = z.infer<typeof configSchema>;

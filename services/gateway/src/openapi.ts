@@ -94,7 +94,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       example: { email: 'ada@example.com', password: 'correct horse', tenantName: 'Acme' },
     },
     success: { status: 201, description: 'Account created', data: account },
-    errors: [400, 409, 415],
+    errors: [400, 409, 415, 429],
   });
   addOperation(registry, {
     method: 'post',
@@ -107,7 +107,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       example: { email: 'ada@example.com', password: 'correct horse' },
     },
     success: { description: 'Signed in (Set-Cookie: crm_session)', data: account },
-    errors: [400, 401, 415],
+    errors: [400, 401, 415, 429],
   });
   addOperation(registry, {
     method: 'post',

@@ -204,6 +204,44 @@ describe('POST /api/auth/sign-in', () => {
     }
   });
 
+  describe('Secure from the protocol a trusted proxy forwarded (X-Forwarded-Proto)', () => {
+    const setCookies = (res: request.Response) =>
+      ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+    async function signInOverForwardedHttps(env: Record<string, string>) {
+      const gw = testGateway(env);
+      try {
+        const user = await createAccount(database, 'proxied');
+        const res = await request(gw.app)
+          .post('/api/auth/sign-in')
+          .set('X-Forwarded-Proto', 'https')
+          .send({ email: user.email, password: PASSWORD });
+        expect(res.status).toBe(200);
+        const signOut = await request(gw.app)
+          .post('/api/auth/sign-out')
+          .set('X-Forwarded-Proto', 'https')
+          .set('Cookie', cookieHeader(res.headers['set-cookie']));
+        return { signIn: setCookies(res), signOut: setCookies(signOut) };
+      } finally {
+        await gw.close();
+      }
+    }
+    const session = (cookies: string[]) => cookies.find((c) => c.startsWith('crm_session='));
+
+    it.each([['1'], ['loopback']])('TRUST_PROXY=%s: Secure', async (trust) => {
+      const cookies = await signInOverForwardedHttps({ TRUST_PROXY: trust });
+      expect(session(cookies.signIn)).toMatch(/; Secure(;|$)/);
+      expect(cookies.signOut.length).toBeGreaterThan(0);
+      for (const cleared of cookies.signOut) expect(cleared).toMatch(/; Secure(;|$)/);
+    });
+
+    it("no trusted proxy: the header is the client's own claim, no Secure", async () => {
+      const cookies = await signInOverForwardedHttps({});
+      expect(session(cookies.signIn)).toBeDefined();
+      expect(session(cookies.signIn)).not.toMatch(/Secure/);
+      for (const cleared of cookies.signOut) expect(cleared).not.toMatch(/Secure/);
+    });
+  });
+
   it('answers a wrong password and an unknown email with the same 401 and no cookie', async () => {
     const user = await createAccount(database, 'wrong');
     const wrong = await request(app)

@@ -18,13 +18,16 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 /**
- * Issue 3, point 13: per-tenant limit on Session routes (from the plan), per-client-IP limits on
+ * Per-tenant limit (specified) on Session routes (from the plan), per-client-IP limits on
  * public form submission and sign-in, counters shared through Postgres (table rate_limits).
  *
- * Per-IP keys come from req.ip, and the app trusts loopback proxies: every test sends an
- * X-Forwarded-For of its own so parallel test files never share a counter.
+ * Per-IP keys come from req.ip. These gateways are configured as sitting behind one proxy
+ * (TRUST_PROXY=1; supertest connects from loopback, standing in for it), so every test sends an
+ * X-Forwarded-For of its own and parallel test files never share a counter. Without that
+ * setting the header is ignored (see 'which client address counts').
  */
 const SMALL_LIMITS = {
+  TRUST_PROXY: '1',
   RATE_LIMIT_PLANS: 'free=3',
   RATE_LIMIT_DEFAULT_PER_MINUTE: '5',
   RATE_LIMIT_PUBLIC_PER_MINUTE: '2',
@@ -338,6 +341,57 @@ describe('gateway rate limits', () => {
       expect((await attempt(second.app)).status).toBe(401);
       expectRefused(await attempt(gw.app), 2);
       expectRefused(await attempt(second.app), 2);
+    });
+  });
+  describe('which client address counts (TRUST_PROXY)', () => {
+    /** Sign-in attempts, each with another X-Forwarded-For, for one unknown email. */
+    async function rotatingForwardedFor(app: Express, attempts: number) {
+      const email = `nobody-${randomUUID()}@example.test`;
+      const statuses: number[] = [];
+      for (let i = 0; i < attempts; i++) {
+        const res = await request(app)
+          .post('/api/auth/sign-in')
+          .set('X-Forwarded-For', uniqueIp())
+          .send({ email, password: 'wrong password!' });
+        statuses.push(res.status);
+      }
+      return statuses;
+    }
+
+    it('unset: X-Forwarded-For is ignored, so rotating it does not escape the per-IP limit', async () => {
+      // A limit no other test uses: the counter is the loopback peer's own.
+      const direct = testGateway({ RATE_LIMIT_SIGN_IN_PER_MINUTE: '3', ...upstreamsAt(echo.url) });
+      others.push(direct);
+      expect(direct.config.TRUST_PROXY).toBe(false);
+
+      expect(await rotatingForwardedFor(direct.app, 5)).toEqual([401, 401, 401, 429, 429]);
+      const rows = await sql<{ key: string }>`
+        select key from rate_limits where key like 'sign-in-ip:3:%'`.execute(db.db);
+      expect(rows.rows).toEqual([
+        { key: expect.stringMatching(/^sign-in-ip:3:(::ffff:)?127\.0\.0\.1$/) },
+      ]);
+    });
+
+    it('1 hop: the address the trusted proxy forwarded is the one counted', async () => {
+      const behindProxy = testGateway({
+        TRUST_PROXY: '1',
+        RATE_LIMIT_SIGN_IN_PER_MINUTE: '4',
+        ...upstreamsAt(echo.url),
+      });
+      others.push(behindProxy);
+      expect(behindProxy.config.TRUST_PROXY).toBe(1);
+
+      expect(await rotatingForwardedFor(behindProxy.app, 5)).toEqual([401, 401, 401, 401, 401]);
+      const ip = uniqueIp();
+      // The client's own entry in front of the proxy's is not trusted: only the last hop counts.
+      const res = await request(behindProxy.app)
+        .post('/api/auth/sign-in')
+        .set('X-Forwarded-For', `${uniqueIp()}, ${ip}`)
+        .send({ email: `nobody-${randomUUID()}@example.test`, password: 'wrong password!' });
+      expect(res.status).toBe(401);
+      const rows = await sql<{ key: string; points: number }>`
+        select key, points from rate_limits where key = ${`sign-in-ip:4:${ip}`}`.execute(db.db);
+      expect(rows.rows).toEqual([{ key: `sign-in-ip:4:${ip}`, points: 1 }]);
     });
   });
 });

@@ -1,2 +1,3 @@
 export { loadConfig, ConfigError } from './load-config';
 export { serviceEnv, port, positiveInt, type ServiceEnv } from './service-env';
+export { trustProxy, type TrustProxy } from './trust-proxy';

@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
+import type { TrustProxy } from '../config/trust-proxy';
 import { jsonBody } from './body-parsers';
 import { errorHandler, notFoundHandler } from './error-handler';
 import {
@@ -29,6 +30,12 @@ export interface ServiceAppOptions {
    * before any parsing (or other content types) turn it off and parse per route.
    */
   parseJson?: boolean;
+  /**
+   * The proxies whose X-Forwarded-For/-Proto/-Host the app believes (`req.ip`, `req.secure`,
+   * `req.protocol`, `req.hostname`); default none. Trusting a peer that is not a proxy lets any
+   * client that reaches it choose its own address (and so escape per-IP limits).
+   */
+  trustProxy?: TrustProxy;
 }
 
 /**
@@ -40,8 +47,10 @@ export interface ServiceAppOptions {
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  // Services sit behind the gateway on a private network; the gateway sets x-forwarded-*.
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Explicit, never a default range: the backends behind the gateway read none of req.ip,
+  // req.secure, req.protocol or req.hostname (the telephony signature covers PUBLIC_BASE_URL,
+  // not the forwarded host), so they trust no one; the gateway passes its TRUST_PROXY.
+  app.set('trust proxy', options.trustProxy ?? false);
   app.use(requestId());
   app.use(httpLogger(options.logger));
   app.use(refuseHostileQuery());

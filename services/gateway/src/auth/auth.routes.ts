@@ -8,6 +8,8 @@ import {
   listMemberships,
   listPendingInvitations,
 } from '../tenancy/cross-tenant-lookups';
+import { clientAddress } from '../rate-limit/limits';
+import type { SignInFailures } from '../rate-limit/sign-in-failures';
 import { authenticate, tenantRequestOf } from '../tenancy/require-session';
 import { selectTenant } from '../tenancy/select-tenant';
 import type { SessionCache } from '../tenancy/session-cache';
@@ -31,6 +33,8 @@ export interface AuthRoutesOptions {
   bodyLimitBytes: number;
   /** Brute-force guard on sign-in and sign-up (per client IP). */
   signInRateLimit: RequestHandler;
+  /** Consecutive failed sign-ins per account and per account + address (growing waits). */
+  signInFailures: SignInFailures;
   /** The Session routes' cache: sign-out drops the session here before answering. */
   sessionCache?: SessionCache;
 }
@@ -57,12 +61,15 @@ export function authRoutes(options: AuthRoutesOptions): Router {
 
   router.post('/sign-in', options.signInRateLimit, async (req, res) => {
     const input = validate(signInSchema, req.body, 'sign-in');
+    // Counted as a failure from here on, for a registered email or not, until it succeeds.
+    const attempt = await options.signInFailures.admit(input.email, clientAddress(req));
     const credentials = await findCredentials(db, input.email.trim());
     const valid = await verifyPassword(
       input.password,
       credentials?.passwordHash ?? (await decoyHash),
     );
     if (!credentials || !valid) throw errors.unauthorized('Invalid email or password');
+    await attempt.succeeded();
     const token = await createSession(db, credentials.id, options.sessionTtlSeconds);
     setCookie(res, cookies, SESSION_COOKIE, token);
     const memberships = await listMemberships(db, credentials.id);
