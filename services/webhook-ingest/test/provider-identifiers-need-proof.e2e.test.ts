@@ -230,15 +230,67 @@ describe('a squatter registers a storefront shop without a secret; the owner wit
     expect(await ledgerIdsVisibleTo(owner)).not.toContain(held[0].id);
   });
 
-  it("an order signed with a secret of the squatter's choosing is refused: 401, nothing written", async () => {
+  it("an order signed with a secret of the squatter's choosing is held as well", async () => {
     const order = platform.order();
     const body = JSON.stringify(order);
     const res = await deliver(body, sign(body, 'made-up-secret'));
-    expect(res.status).toBe(401);
-    const traces = (await ledgerRows(database, platform.provider)).filter((row) =>
+    expect(res.status).toBe(200);
+    expect(await tenantRows(database, 'commerce_orders', squatter.tenantId)).toEqual([]);
+    const held = (await ledgerRows(database, platform.provider)).filter((row) =>
       row.raw_body.includes(String(order.id)),
     );
-    expect(traces).toEqual([]);
+    expect(held).toMatchObject([{ tenant_id: null, outcome: 'held' }]);
+  });
+});
+
+describe('a squatter "proves" a shop with a secret of its own choosing', () => {
+  const platform = STOREFRONT_PLATFORMS[0];
+  const shop = `vic-${unique()}.example.test`;
+  const sign = (body: string, secret: string) =>
+    createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+  const deliver = (body: string, secret: string) =>
+    request(stack.url)
+      .post(platform.path)
+      .set('content-type', 'application/json')
+      .set(platform.headers.shop, shop)
+      .set(platform.headers.topic, platform.topics.orderCreated)
+      .set(platform.headers.signature, sign(body, secret))
+      .send(body);
+
+  it("takes only its own forged orders; the shop's real orders still reach the owner", async () => {
+    const squatter = await tenantSession(stack, database, 'owner');
+    const owner = await tenantSession(stack, database, 'owner');
+    const squatterSecret = platform.newSecret();
+    const shopSecret = platform.newSecret();
+    const connect = (session: Session, webhookSecret: string) =>
+      api(session).post('/api/integrations/storefront-connections', {
+        platform: platform.provider,
+        shop_identifier: shop,
+        webhookSecret,
+      });
+    expect((await connect(squatter, squatterSecret)).status).toBe(201);
+    const forged = platform.order();
+    expect((await deliver(JSON.stringify(forged), squatterSecret)).status).toBe(200);
+
+    expect((await connect(owner, shopSecret)).status).toBe(201);
+    const real = platform.order();
+    const res = await deliver(JSON.stringify(real), shopSecret);
+    expect(res.status).toBe(200);
+    const orderIds = async (session: Session) =>
+      (await tenantRows(database, 'commerce_orders', session.tenantId)).map(
+        (row) => row.external_order_id,
+      );
+    expect(await orderIds(owner)).toEqual([String(real.id)]);
+    expect(await orderIds(squatter)).toEqual([String(forged.id)]);
+
+    // Signed with neither secret: 401, nothing written, as for a shop with one connection.
+    const bad = platform.order();
+    expect((await deliver(JSON.stringify(bad), 'made-up-secret')).status).toBe(401);
+    expect(
+      (await ledgerRows(database, platform.provider)).filter((row) =>
+        row.raw_body.includes(String(bad.id)),
+      ),
+    ).toEqual([]);
   });
 });
 
