@@ -1,7 +1,14 @@
 import type { Trx } from '@crm/shared/db';
 import type { NetworkAccountInput } from './network-accounts.schema';
 
-export const COLUMNS = ['id', 'external_account_id', 'name', 'proven_at', 'proof_token', 'created_at'] as const;
+export const COLUMNS = [
+  'id',
+  'external_account_id',
+  'name',
+  'proven_at',
+  'proof_token',
+  'created_at',
+] as const;
 
 export const SORTABLE = ['created_at', 'external_account_id', 'name'] as const;
 

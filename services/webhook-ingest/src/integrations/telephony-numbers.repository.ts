@@ -1,7 +1,14 @@
 import type { Trx } from '@crm/shared/db';
 import type { TelephonyNumberInput } from './telephony-numbers.schema';
 
-export const COLUMNS = ['id', 'phone_number', 'name', 'proven_at', 'proof_token', 'created_at'] as const;
+export const COLUMNS = [
+  'id',
+  'phone_number',
+  'name',
+  'proven_at',
+  'proof_token',
+  'created_at',
+] as const;
 
 export const SORTABLE = ['created_at', 'phone_number', 'name'] as const;
 

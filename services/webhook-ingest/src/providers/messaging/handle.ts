@@ -76,7 +76,9 @@ export async function handleMessagingDelivery(
   const detail =
     `messages ${tally.inserted} inserted, ${tally.duplicates} duplicate; ` +
     `statuses ${tally.statusesApplied} applied, ${tally.statusesUnchanged} unchanged; ` +
-    `${tally.unmatched} unmatched changes, ${tally.held} held, ${tally.skipped} unreadable items`;
+    `${tally.unmatched} unmatched changes, ` +
+    (tally.held > 0 ? `${tally.held} held changes, ` : '') +
+    `${tally.skipped} unreadable items`;
   if (tenants.size === 0) return { outcome: tally.held > 0 ? 'held' : 'unmatched', detail };
   return {
     outcome: 'processed',

@@ -74,8 +74,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
         contentType: req.get('content-type'),
         verification: secret ? 'verified' : 'skipped',
       },
-      (scope) =>
-        handleMessagingDelivery(scope, readChanges(payload), proofTokenOf(req.query)),
+      (scope) => handleMessagingDelivery(scope, readChanges(payload), proofTokenOf(req.query)),
     );
     res.status(200).json(receivedBody(recorded));
   });
