@@ -332,6 +332,7 @@ const natsPresent = Boolean(process.env.TEST_NATS_URL);
     await createWorkflow('network.activity', '/network-hook');
     const externalAccountId = `acc-${randomUUID()}`;
     await insertRow(database, 'network_accounts', {
+      proven_at: new Date(), // a proven claim: its deliveries are routed
       tenant_id: tenantId,
       external_account_id: externalAccountId,
     });

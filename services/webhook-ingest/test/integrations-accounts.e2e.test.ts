@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sessionClient, tenantRows, tenantSession, testDb } from '@crm/test-kit';
 import request from 'supertest';
-import { useReceiverStack } from './support/receiver-stack';
+import { TEST_PUBLIC_BASE_URL, useReceiverStack } from './support/receiver-stack';
 
 /**
  * Issue 5, admin views: the accounts and numbers that resolve a delivery's tenant
@@ -45,6 +45,12 @@ describe('POST /api/integrations/network-accounts', () => {
           id: expect.any(String),
           external_account_id: externalId,
           name: 'Sales team',
+          // A claim: pending until proven through its verification URL.
+          proven_at: null,
+          status: 'pending',
+          verificationUrl: expect.stringMatching(
+            new RegExp(`^${TEST_PUBLIC_BASE_URL}\\/api\\/webhooks\\/network\\?claim=[0-9a-f]{64}$`),
+          ),
           created_at: expect.any(String),
         },
       },
@@ -55,6 +61,8 @@ describe('POST /api/integrations/network-accounts', () => {
         tenant_id: owner.tenantId,
         external_account_id: externalId,
         name: 'Sales team',
+        proven_at: null,
+        proof_token: expect.stringMatching(/^[0-9a-f]{64}$/),
         created_at: expect.any(Date),
       },
     ]);
@@ -166,6 +174,14 @@ describe('POST /api/integrations/messaging-accounts', () => {
           phone_number_id: phoneNumberId,
           display_phone_number: '+1 (555) 010-0000',
           name: 'Support line',
+          // A claim: pending until proven through its verification URL.
+          proven_at: null,
+          status: 'pending',
+          verificationUrl: expect.stringMatching(
+            new RegExp(
+              `^${TEST_PUBLIC_BASE_URL}\\/api\\/messaging\\/webhooks\\/cloud-api\\?claim=[0-9a-f]{64}$`,
+            ),
+          ),
           created_at: expect.any(String),
         },
       },
@@ -177,6 +193,8 @@ describe('POST /api/integrations/messaging-accounts', () => {
         phone_number_id: phoneNumberId,
         display_phone_number: '+1 (555) 010-0000',
         name: 'Support line',
+        proven_at: null,
+        proof_token: expect.stringMatching(/^[0-9a-f]{64}$/),
         created_at: expect.any(Date),
       },
     ]);
@@ -228,6 +246,14 @@ describe('POST /api/integrations/telephony-numbers', () => {
           id: expect.any(String),
           phone_number: `+1415${local}`,
           name: 'Front desk',
+          // A claim: pending until proven through its verification URL.
+          proven_at: null,
+          status: 'pending',
+          verificationUrl: expect.stringMatching(
+            new RegExp(
+              `^${TEST_PUBLIC_BASE_URL}\\/api\\/communications\\/webhooks\\?claim=[0-9a-f]{64}$`,
+            ),
+          ),
           created_at: expect.any(String),
         },
       },
@@ -238,6 +264,8 @@ describe('POST /api/integrations/telephony-numbers', () => {
         tenant_id: owner.tenantId,
         phone_number: `+1415${local}`,
         name: 'Front desk',
+        proven_at: null,
+        proof_token: expect.stringMatching(/^[0-9a-f]{64}$/),
         created_at: expect.any(Date),
       },
     ]);
@@ -385,29 +413,36 @@ describe.each(RESOURCES)('$path', (resource) => {
     expect(await tenantRows(database, resource.table, other.tenantId)).toEqual(before);
   });
 
-  it('an identifier already connected, here or in another tenant -> 409 ALREADY_EXISTS, the same answer', async () => {
+  it('an identifier this workspace already connected -> 409 ALREADY_EXISTS; one another workspace claims -> 201, its own pending claim', async () => {
     const ownBefore = await tenantRows(database, resource.table, owner.tenantId);
     const otherBefore = await tenantRows(database, resource.table, other.tenantId);
-    const answers = [];
-    for (const value of [values[1], othersValue]) {
-      const res = await api(owner).post(resource.path, { [resource.field]: value, name: 'again' });
-      expect(res.status).toBe(409);
-      expect(res.body).toEqual({
-        success: false,
-        error: 'Already exists',
-        code: 'ALREADY_EXISTS',
-        message: `${resource.label} ${value} is already connected, in this workspace or another one`,
-        details: { [resource.field]: value },
-      });
-      // Nothing about who holds it: neither tenant's id nor the holder's row id.
-      const text = JSON.stringify(res.body);
-      for (const id of [other.tenantId, owner.tenantId, othersId, ids[1]])
-        expect(text).not.toContain(id);
-      answers.push(res.body.message.replace(value, '<value>'));
-    }
-    expect(answers[0]).toBe(answers[1]);
+    const res = await api(owner).post(resource.path, {
+      [resource.field]: values[1],
+      name: 'again',
+    });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Already exists',
+      code: 'ALREADY_EXISTS',
+      message: `${resource.label} ${values[1]} is already connected in this workspace`,
+      details: { [resource.field]: values[1] },
+    });
     expect(await tenantRows(database, resource.table, owner.tenantId)).toEqual(ownBefore);
+    // Specified: another workspace's claim is no conflict and is not revealed.
+    const claim = await api(owner).post(resource.path, { [resource.field]: othersValue });
+    expect(claim.status).toBe(201);
+    expect(claim.body.data[resource.key]).toMatchObject({
+      [resource.field]: othersValue,
+      status: 'pending',
+    });
+    const text = JSON.stringify(claim.body);
+    for (const id of [other.tenantId, othersId]) expect(text).not.toContain(id);
+    expect(await tenantRows(database, resource.table, owner.tenantId)).toHaveLength(
+      ownBefore.length + 1,
+    );
     expect(await tenantRows(database, resource.table, other.tenantId)).toEqual(otherBefore);
+    await api(owner).delete(`${resource.path}/${claim.body.data[resource.key].id}`);
   });
 
   it('deletes by id -> 200 { id }; the row is gone and the identifier can be connected again', async () => {

@@ -86,6 +86,7 @@ async function messagingTenant() {
   const tenant = await createTenant(db);
   const phoneNumberId = `pn-${randomUUID()}`;
   const account = await insertRow(db, 'messaging_accounts', {
+    proven_at: new Date(), // a proven claim: its deliveries are routed
     tenant_id: tenant.id,
     phone_number_id: phoneNumberId,
     display_phone_number: '+15550001111',

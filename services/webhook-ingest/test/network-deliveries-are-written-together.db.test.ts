@@ -29,6 +29,7 @@ async function connectedAccount() {
   const tenant = await createTenant(database);
   const externalAccountId = `acc-${randomUUID()}`;
   await insertRow(database, 'network_accounts', {
+    proven_at: new Date(), // a proven claim: its deliveries are routed
     tenant_id: tenant.id,
     external_account_id: externalAccountId,
   });

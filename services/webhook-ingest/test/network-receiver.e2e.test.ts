@@ -58,6 +58,7 @@ async function connectedAccount() {
   const tenant = await createTenant(database);
   const externalAccountId = `acc-${randomUUID()}`;
   const account = await insertRow(database, 'network_accounts', {
+    proven_at: new Date(), // a proven claim: its deliveries are routed
     tenant_id: tenant.id,
     external_account_id: externalAccountId,
   });
@@ -357,6 +358,7 @@ describe('a batch of 1,200 events', () => {
   it('inserts the 1,100 matched events in exactly three INSERT statements (500 + 500 + 100)', async () => {
     const account = await connectedAccount();
     const second = await insertRow(database, 'network_accounts', {
+      proven_at: new Date(), // a proven claim: its deliveries are routed
       tenant_id: account.tenantId,
       external_account_id: `acc2-${uid()}`,
     });

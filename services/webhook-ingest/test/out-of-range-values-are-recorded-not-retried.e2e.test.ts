@@ -291,7 +291,11 @@ describe('telephony: a CallDuration outside call_logs.duration_seconds (integer)
     const PATH = '/api/communications/webhooks';
     const tenantId = (await createTenant(db)).id;
     const phoneNumber = `+1${randomInt(200, 999)}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
-    await insertRow(db, 'telephony_numbers', { tenant_id: tenantId, phone_number: phoneNumber });
+    await insertRow(db, 'telephony_numbers', {
+      tenant_id: tenantId,
+      phone_number: phoneNumber,
+      proven_at: new Date(),
+    });
     const params = {
       CallSid: `CA${uid()}${uid()}`,
       CallStatus: 'completed',

@@ -281,7 +281,11 @@ describe('telephony', () => {
   async function telephonyTenant() {
     const tenantId = (await createTenant(db)).id;
     const phoneNumber = `+1${randomInt(200, 999)}${String(randomInt(0, 1e7)).padStart(7, '0')}`;
-    await insertRow(db, 'telephony_numbers', { tenant_id: tenantId, phone_number: phoneNumber });
+    await insertRow(db, 'telephony_numbers', {
+      tenant_id: tenantId,
+      phone_number: phoneNumber,
+      proven_at: new Date(),
+    });
     return { tenantId, phoneNumber };
   }
 
@@ -554,6 +558,7 @@ describe('receivers whose id is signed, or who send none', () => {
     const tenantId = (await createTenant(db)).id;
     const accountId = `acc-${uid()}`;
     await insertRow(db, 'network_accounts', {
+      proven_at: new Date(), // a proven claim: its deliveries are routed
       tenant_id: tenantId,
       external_account_id: accountId,
     });
@@ -579,6 +584,7 @@ describe('receivers whose id is signed, or who send none', () => {
     const tenantId = (await createTenant(db)).id;
     const phoneNumberId = `pn-${uid()}`;
     await insertRow(db, 'messaging_accounts', {
+      proven_at: new Date(), // a proven claim: its deliveries are routed
       tenant_id: tenantId,
       phone_number_id: phoneNumberId,
     });

@@ -81,6 +81,7 @@ async function telephonyTenant() {
   const tenant = await createTenant(db);
   const phoneNumber = uniqueNumber();
   const number = await insertRow(db, 'telephony_numbers', {
+    proven_at: new Date(), // a proven claim: its deliveries are routed
     tenant_id: tenant.id,
     phone_number: phoneNumber,
   });

@@ -172,7 +172,12 @@ export async function connectNetworkAccount(db: Db, tenantId: string): Promise<s
   await withSystemScope(db.db, (trx) =>
     trx
       .insertInto('network_accounts')
-      .values({ tenant_id: tenantId, external_account_id: externalAccountId })
+      // A proven claim: its deliveries are routed.
+      .values({
+        tenant_id: tenantId,
+        external_account_id: externalAccountId,
+        proven_at: new Date(),
+      })
       .execute(),
   );
   return externalAccountId;

@@ -244,7 +244,11 @@ type JsonWrite = ColumnType<unknown, string | undefined, string>;
 /** numeric(16,2): pg returns it as a string, so no precision is lost. */
 type Money = ColumnType<string | null, string | number | null | undefined, string | number | null>;
 
-export type InboundOutcome = 'processed' | 'ignored' | 'unmatched' | 'failed';
+/**
+ * `held`: a delivery for an identifier no tenant has proven (0017); recorded with no tenant,
+ * so it is shown to none.
+ */
+export type InboundOutcome = 'processed' | 'ignored' | 'unmatched' | 'failed' | 'held';
 export type InboundVerification = 'verified' | 'unverified' | 'skipped';
 
 /** webhook-ingest's ledger: one row per accepted delivery, unique per (provider, delivery_id). */
@@ -300,6 +304,10 @@ export interface NetworkAccountsTable {
   tenant_id: string;
   external_account_id: string;
   name: string | null;
+  /** When the tenant proved it controls the identifier; only a proven claim is routed. */
+  proven_at: Timestamp | null;
+  /** Names the claim in its verification URL (0017). */
+  proof_token: Generated<string>;
   created_at: DefaultedTimestamp;
 }
 
@@ -322,6 +330,10 @@ export interface MessagingAccountsTable {
   phone_number_id: string;
   display_phone_number: string | null;
   name: string | null;
+  /** When the tenant proved it controls the identifier; only a proven claim is routed. */
+  proven_at: Timestamp | null;
+  /** Names the claim in its verification URL (0017). */
+  proof_token: Generated<string>;
   created_at: DefaultedTimestamp;
 }
 
@@ -373,6 +385,10 @@ export interface TelephonyNumbersTable {
   /** E.164, e.g. +14155550100. */
   phone_number: string;
   name: string | null;
+  /** When the tenant proved it controls the identifier; only a proven claim is routed. */
+  proven_at: Timestamp | null;
+  /** Names the claim in its verification URL (0017). */
+  proof_token: Generated<string>;
   created_at: DefaultedTimestamp;
 }
 
@@ -400,6 +416,8 @@ export interface StorefrontConnectionsTable {
   name: string | null;
   /** AES-256-GCM ciphertext of the webhook secret; never returned. */
   webhook_secret_ciphertext: string | null;
+  /** When a delivery verified with this connection's own secret first arrived (0017). */
+  proven_at: Timestamp | null;
   created_at: DefaultedTimestamp;
 }
 

@@ -83,13 +83,10 @@ export function someChange<S extends z.ZodType<Record<string, unknown>>>(schema:
 }
 
 /**
- * 409 for an identifier a connection already holds. These identifiers are unique across all
- * tenants (they are how a delivery finds its tenant), so the holder may be another tenant: the
- * answer is the same either way and never says which.
+ * 409 for an identifier this tenant has already connected. Another tenant's claim on the same
+ * identifier is no conflict (claims are proven before deliveries are routed), so registering
+ * never tells a tenant whether anyone else claims an identifier.
  */
 export function alreadyConnected(what: string, details: Record<string, string>) {
-  return errors.alreadyExists(
-    `${what} is already connected, in this workspace or another one`,
-    details,
-  );
+  return errors.alreadyExists(`${what} is already connected in this workspace`, details);
 }

@@ -6,11 +6,13 @@ export const COLUMNS = [
   'phone_number_id',
   'display_phone_number',
   'name',
+  'proven_at',
+  'proof_token',
   'created_at',
 ] as const;
 export const SORTABLE = ['created_at', 'phone_number_id', 'name'] as const;
 
-/** The account stored, or undefined when its phone_number_id is already connected (any tenant). */
+/** The account stored (a claim, pending until proven), or undefined when this tenant already has it. */
 export function insertMessagingAccount(trx: Trx, tenantId: string, input: MessagingAccountInput) {
   return trx
     .insertInto('messaging_accounts')
@@ -20,7 +22,7 @@ export function insertMessagingAccount(trx: Trx, tenantId: string, input: Messag
       display_phone_number: input.display_phone_number ?? null,
       name: input.name ?? null,
     })
-    .onConflict((oc) => oc.column('phone_number_id').doNothing())
+    .onConflict((oc) => oc.columns(['tenant_id', 'phone_number_id']).doNothing())
     .returning([...COLUMNS])
     .executeTakeFirst();
 }

@@ -10,10 +10,11 @@ export const COLUMNS = [
   'shop_identifier',
   'name',
   sql<boolean>`webhook_secret_ciphertext IS NOT NULL`.as('hasWebhookSecret'),
+  'proven_at',
   'created_at',
 ] as const;
 
-/** The connection stored, or undefined when the shop is already connected (in any tenant). */
+/** The connection stored, or undefined when this tenant already connected the shop. */
 export function insertStorefrontConnection(
   trx: Trx,
   tenantId: string,
@@ -33,7 +34,7 @@ export function insertStorefrontConnection(
       name: connection.name,
       webhook_secret_ciphertext: connection.webhookSecretCiphertext,
     })
-    .onConflict((oc) => oc.columns(['platform', 'shop_identifier']).doNothing())
+    .onConflict((oc) => oc.columns(['tenant_id', 'platform', 'shop_identifier']).doNothing())
     .returning([...COLUMNS])
     .executeTakeFirst();
 }

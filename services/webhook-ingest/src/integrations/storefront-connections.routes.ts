@@ -4,6 +4,7 @@ import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { alreadyConnected, canManageIntegrations, idParam } from './admin-rules';
+import { storefrontStatus } from './claim-proof';
 import {
   COLUMNS,
   insertStorefrontConnection,
@@ -22,16 +23,21 @@ const NOT_FOUND = 'Storefront connection not found';
 
 /**
  * /api/integrations/storefront-connections: the tenant's shops on storefront platforms A and
- * B. A shop (platform + identifier) is unique across tenants: it is how an order webhook
- * finds its tenant. The optional webhook secret is sealed at rest and never returned; with
- * one stored the receiver verifies every delivery, without one it accepts them unverified
- * (SPEC.md).
+ * B. A shop (platform + identifier) is unique within a tenant; several tenants may connect
+ * one, and a delivery goes to the connection whose own secret verifies it (a connection
+ * without a secret only while it is the shop's only one: docs/integrations.md, Proving an
+ * identifier). The optional webhook secret is sealed at rest and never returned.
  */
 export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
   const webhookUrlOf = (platform: Platform) =>
     `${ctx.config.PUBLIC_BASE_URL}/api/commerce/webhook/${platform.replace('_', '-')}`;
-  const present = <T extends { platform: Platform }>(row: T) => ({
+  const present = <
+    T extends { platform: Platform; proven_at: Date | null; hasWebhookSecret: boolean },
+  >(
+    row: T,
+  ) => ({
     ...row,
+    status: storefrontStatus(row),
     webhookUrl: webhookUrlOf(row.platform),
   });
 

@@ -3,9 +3,14 @@
  * account, number, message or connection, never a tenant; these resolve it. Each takes a
  * transaction in the system scope (a DeliveryScope's `trx`, or `withSystemScope(db, ...)`
  * before a delivery is claimed) and returns only what it resolves. Nothing else in
- * webhook-ingest reads outside a tenant scope.
+ * webhook-ingest reads outside a tenant scope, but the claim proofs of identifier-proofs.ts.
+ *
+ * Network accounts, messaging accounts and telephony numbers resolve a tenant only through
+ * their proven claim (docs/integrations.md, Proving an identifier): a claim nobody proved is
+ * never routed.
  */
 import type { PaymentProvider, Trx } from '@crm/shared/db';
+import { sql } from 'kysely';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -32,13 +37,14 @@ export async function findNetworkAccounts(
     .selectFrom('network_accounts')
     .select(['external_account_id', 'tenant_id', 'id'])
     .where('external_account_id', 'in', [...new Set(externalAccountIds)])
+    .where('proven_at', 'is not', null)
     .execute();
   for (const row of rows)
     found.set(row.external_account_id, { tenantId: row.tenant_id, accountId: row.id });
   return found;
 }
 
-/** Messaging: the business phone_number_id -> its messaging account and tenant. */
+/** Messaging: the business phone_number_id -> its proven messaging account and tenant. */
 export async function findMessagingAccount(
   trx: Trx,
   phoneNumberId: string,
@@ -47,10 +53,11 @@ export async function findMessagingAccount(
     .selectFrom('messaging_accounts')
     .select(['tenant_id as tenantId', 'id as accountId'])
     .where('phone_number_id', '=', phoneNumberId)
+    .where('proven_at', 'is not', null)
     .executeTakeFirst();
 }
 
-/** Telephony: E.164 numbers (called and calling) -> the tenant numbers among them. */
+/** Telephony: E.164 numbers (called and calling) -> the proven tenant numbers among them. */
 export async function findTelephonyNumbers(
   trx: Trx,
   phoneNumbers: string[],
@@ -62,6 +69,7 @@ export async function findTelephonyNumbers(
     .selectFrom('telephony_numbers')
     .select(['phone_number', 'tenant_id', 'id'])
     .where('phone_number', 'in', wanted)
+    .where('proven_at', 'is not', null)
     .execute();
   for (const row of rows)
     found.set(row.phone_number, { tenantId: row.tenant_id, numberId: row.id });
@@ -75,22 +83,45 @@ export interface StoredConnection {
   secretCiphertext: string | null;
 }
 
-/** Storefronts: (platform, shop domain or source URL) -> connection, tenant, sealed secret. */
-export async function findStorefrontConnection(
+export interface StorefrontClaim extends StoredConnection {
+  /** When a delivery verified with this connection's own secret first arrived. */
+  provenAt: Date | null;
+}
+
+/**
+ * Storefronts: (platform, shop domain or source URL) -> every tenant's connection to that
+ * shop (several tenants may claim one), the earliest proven first, then the oldest. Which one
+ * a delivery belongs to is decided by whose secret verifies it (storefront-routing.ts).
+ */
+export async function findStorefrontClaims(
   trx: Trx,
   platform: 'storefront_a' | 'storefront_b',
   shopIdentifier: string,
-): Promise<StoredConnection | undefined> {
+): Promise<StorefrontClaim[]> {
   return trx
     .selectFrom('storefront_connections')
     .select([
       'tenant_id as tenantId',
       'id as connectionId',
       'webhook_secret_ciphertext as secretCiphertext',
+      'proven_at as provenAt',
     ])
     .where('platform', '=', platform)
     .where('shop_identifier', '=', shopIdentifier)
-    .executeTakeFirst();
+    .orderBy(sql`proven_at NULLS LAST`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Records that a delivery verified with the connection's own secret has arrived. */
+export async function markStorefrontProven(trx: Trx, connectionId: string): Promise<void> {
+  await trx
+    .updateTable('storefront_connections')
+    .set({ proven_at: sql`now()` })
+    .where('id', '=', connectionId)
+    .where('proven_at', 'is', null)
+    .execute();
 }
 
 /** Payments: the connection id in the receiver URL -> provider, tenant and sealed secret. */

@@ -15,6 +15,7 @@ import * as activities from './0013_activities';
 import * as bulk_tables_without_tenant_fk from './0014_bulk_tables_without_tenant_fk';
 import * as outbox_event_batches from './0015_outbox_event_batches';
 import * as outbox_envelopes_lz4 from './0016_outbox_envelopes_compressed_with_lz4';
+import * as provider_identifier_proofs from './0017_provider_identifier_proofs';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0014_bulk_tables_without_tenant_fk': bulk_tables_without_tenant_fk,
   '0015_outbox_event_batches': outbox_event_batches,
   '0016_outbox_envelopes_compressed_with_lz4': outbox_envelopes_lz4,
+  '0017_provider_identifier_proofs': provider_identifier_proofs,
 };
 
 export { enableTenantRls } from './tenant-rls';
@@ -49,6 +51,7 @@ export {
   PAYMENT_PROVIDERS,
   NETWORK_ACTIVITY_KINDS,
 } from './0005_inbound_webhooks';
+export { HELD_OUTCOME } from './0017_provider_identifier_proofs';
 export { CONVERSATION_STATUSES } from './0009_records_library';
 export { WORKFLOW_RUN_STATUSES, WORKFLOW_STEP_STATUSES } from './0010_automation_workflows';
 export { MCP_SCOPES } from './0011_mcp_keys';

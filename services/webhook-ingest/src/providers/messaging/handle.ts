@@ -11,6 +11,7 @@ import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findMessagingAccount } from '../../tenancy/cross-tenant-lookups';
+import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
 import type { MessagingChange, StatusUpdate } from './payload';
 
 const CHANNEL = 'messaging';
@@ -21,6 +22,7 @@ interface Tally {
   statusesApplied: number;
   statusesUnchanged: number;
   unmatched: number;
+  held: number;
   skipped: number;
 }
 
@@ -35,10 +37,16 @@ interface Account {
  * duplicate row-wise too); statuses update the message they name. One outbox event per
  * stored message or status change. The ledger row names the tenant when exactly one was
  * involved (a delivery spanning tenants is recorded without one, so neither sees the other's).
+ *
+ * Only a proven claim on a phone_number_id is routed. A change for a number claimed but not
+ * proven is held: stored nowhere, counted in the ledger row, which then has no tenant. A
+ * delivery sent to a claim's verification URL (`proofToken`) proves that claim first when it is
+ * about the claim's number.
  */
 export async function handleMessagingDelivery(
   scope: DeliveryScope,
   changes: MessagingChange[],
+  proofToken?: string,
 ): Promise<Outcome> {
   if (changes.length === 0) return { outcome: 'ignored', detail: 'no messages changes' };
   const tally: Tally = {
@@ -47,14 +55,19 @@ export async function handleMessagingDelivery(
     statusesApplied: 0,
     statusesUnchanged: 0,
     unmatched: 0,
+    held: 0,
     skipped: 0,
   };
   const tenants = new Set<string>();
   for (const change of changes) {
     tally.skipped += change.skipped;
-    const account = await findMessagingAccount(scope.trx, change.phoneNumberId);
+    const account = await routedAccount(scope, change.phoneNumberId, proofToken);
     if (!account) {
-      tally.unmatched++;
+      const claimed = await claimedIdentifiers(scope.trx, 'messaging_accounts', [
+        change.phoneNumberId,
+      ]);
+      if (claimed.size > 0) tally.held++;
+      else tally.unmatched++;
       continue;
     }
     tenants.add(account.tenantId);
@@ -63,13 +76,25 @@ export async function handleMessagingDelivery(
   const detail =
     `messages ${tally.inserted} inserted, ${tally.duplicates} duplicate; ` +
     `statuses ${tally.statusesApplied} applied, ${tally.statusesUnchanged} unchanged; ` +
-    `${tally.unmatched} unmatched changes, ${tally.skipped} unreadable items`;
-  if (tenants.size === 0) return { outcome: 'unmatched', detail };
+    `${tally.unmatched} unmatched changes, ` +
+    (tally.held > 0 ? `${tally.held} held changes, ` : '') +
+    `${tally.skipped} unreadable items`;
+  if (tenants.size === 0) return { outcome: tally.held > 0 ? 'held' : 'unmatched', detail };
   return {
     outcome: 'processed',
     tenantId: tenants.size === 1 ? [...tenants][0] : null,
     detail,
   };
+}
+
+/** The proven account of the number, after proving the claim `proofToken` names, if any. */
+async function routedAccount(
+  scope: DeliveryScope,
+  phoneNumberId: string,
+  proofToken: string | undefined,
+): Promise<Account | undefined> {
+  if (proofToken) await proveClaim(scope.trx, 'messaging_accounts', [phoneNumberId], proofToken);
+  return findMessagingAccount(scope.trx, phoneNumberId);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '@crm/shared/inbound';
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
+import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { handleMessagingDelivery } from './handle';
 import { answerHandshake } from './handshake';
 import { readChanges } from './payload';
@@ -25,6 +26,8 @@ export const UNVERIFIED_WARNING =
  * handshake; POST carries messages and delivery statuses, signed with the app secret.
  * With no app secret the signature check is skipped (SPEC.md's development fallback), loudly:
  * once when the router is built and on every accepted request, and the ledger says 'skipped'.
+ * A tenant proves its claim to a number by having the provider deliver that number's webhooks
+ * to the claim's verification URL (this path with `?claim=<token>`; docs/integrations.md).
  */
 export function messagingReceiver(ctx: ReceiverContext): Router {
   const router = Router();
@@ -71,7 +74,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
         contentType: req.get('content-type'),
         verification: secret ? 'verified' : 'skipped',
       },
-      (scope) => handleMessagingDelivery(scope, readChanges(payload)),
+      (scope) => handleMessagingDelivery(scope, readChanges(payload), proofTokenOf(req.query)),
     );
     res.status(200).json(receivedBody(recorded));
   });

@@ -27,6 +27,8 @@ export interface ClassifiedBatch {
   withoutAccount: number;
   /** The ledger's event type: the event's type, or `batch` for a batch delivery. */
   eventType: string | null;
+  /** The claim whose verification URL the delivery was sent to, if any (set by the receiver). */
+  proofToken?: string;
 }
 
 /**

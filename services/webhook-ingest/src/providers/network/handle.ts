@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { writeEvents } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findNetworkAccounts } from '../../tenancy/cross-tenant-lookups';
+import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
 import type { ClassifiedBatch, NetworkActivity } from './batch';
 
 /** SPEC.md (Limits): network events are inserted in statements of at most 500 rows. */
@@ -26,6 +27,8 @@ interface MatchedActivity extends NetworkActivity {
 interface Tally {
   matched: number;
   unmatched: number;
+  /** Of `unmatched`: events of accounts claimed but not proven. */
+  held: number;
   inserted: number;
   tenants: Set<string>;
 }
@@ -35,7 +38,10 @@ interface Tally {
  * resolves every account of the batch; events of unknown accounts are dropped and counted
  * unmatched; the rest are inserted under their own tenant (a batch may span tenants), an
  * event already stored for the account (same partner id) is skipped and not counted, and each
- * inserted row gets one `network.activity` event.
+ * inserted row gets one `network.activity` event. Only proven account claims are routed: events
+ * of an account claimed but not proven are held (counted unmatched, stored nowhere); a delivery
+ * sent to a claim's verification URL (`proofToken`) proves that claim first when it names the
+ * claim's account.
  */
 export async function handleNetworkBatch(
   scope: DeliveryScope,
@@ -55,13 +61,24 @@ export async function handleNetworkBatches(
   { trx, asTenant }: DeliveryScope,
   batches: ClassifiedBatch[],
 ): Promise<NetworkOutcome[]> {
-  const accounts = await findNetworkAccounts(
+  const accountIdsOf = (batch: ClassifiedBatch) =>
+    batch.activities.map((activity) => activity.externalAccountId);
+  for (const batch of batches) {
+    if (batch.proofToken) {
+      await proveClaim(trx, 'network_accounts', accountIdsOf(batch), batch.proofToken);
+    }
+  }
+  const allAccountIds = batches.flatMap(accountIdsOf);
+  const accounts = await findNetworkAccounts(trx, allAccountIds);
+  const claimed = await claimedIdentifiers(
     trx,
-    batches.flatMap((batch) => batch.activities.map((activity) => activity.externalAccountId)),
+    'network_accounts',
+    allAccountIds.filter((id) => !accounts.has(id)),
   );
   const tallies: Tally[] = batches.map((batch) => ({
     matched: 0,
     unmatched: batch.withoutAccount,
+    held: 0,
     inserted: 0,
     tenants: new Set(),
   }));
@@ -72,6 +89,7 @@ export async function handleNetworkBatches(
       const account = accounts.get(activity.externalAccountId);
       if (!account) {
         tally.unmatched += 1;
+        if (claimed.has(activity.externalAccountId)) tally.held += 1;
         continue;
       }
       tally.matched += 1;
@@ -92,14 +110,23 @@ export async function handleNetworkBatches(
 }
 
 function outcomeOf(batch: ClassifiedBatch, tally: Tally): NetworkOutcome {
-  const { inserted, unmatched, matched } = tally;
+  const { inserted, unmatched, matched, held } = tally;
   return {
+    // Held events count as unmatched in the answer: the sender learns nothing of claims.
     counts: { inserted, unmatched, unsupported: batch.unsupported },
-    outcome: inserted > 0 ? 'processed' : matched === 0 && unmatched > 0 ? 'unmatched' : 'ignored',
+    outcome:
+      inserted > 0
+        ? 'processed'
+        : matched === 0 && held > 0
+          ? 'held'
+          : matched === 0 && unmatched > 0
+            ? 'unmatched'
+            : 'ignored',
     // The ledger row belongs to a tenant only when the whole delivery did.
     tenantId: tally.tenants.size === 1 ? [...tally.tenants][0] : null,
     detail:
       `inserted ${inserted}, unmatched ${unmatched}, unsupported ${batch.unsupported}` +
+      (held > 0 ? `, held ${held}` : '') +
       (matched > inserted ? `, already stored ${matched - inserted}` : ''),
   };
 }

@@ -12,6 +12,7 @@ import {
   verifyWithEither,
 } from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
+import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { classifyBatch, type ClassifiedBatch } from './batch';
 import { handleNetworkBatch, handleNetworkBatches, type NetworkOutcome } from './handle';
 import { verifyNetworkSignature } from './verify';
@@ -51,7 +52,7 @@ export function networkReceiver(ctx: ReceiverContext): Router {
     if (!verification.ok) throw verification.rejection;
 
     // Shape problems are answered (400) before the delivery is claimed: nothing is written.
-    const batch = classifyBatch(parseJsonBody(body));
+    const batch = { ...classifyBatch(parseJsonBody(body)), proofToken: proofTokenOf(req.query) };
     const recorded = await writer.submit({
       delivery: {
         provider: 'network',

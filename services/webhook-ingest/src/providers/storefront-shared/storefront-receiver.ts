@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { withSystemScope, type InboundVerification } from '@crm/shared/db';
+import { withSystemScope } from '@crm/shared/db';
 import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router, type Request } from 'express';
 import {
@@ -7,7 +7,6 @@ import {
   deliveryIdFrom,
   parseJsonBody,
   headerValue,
-  secretUnavailable,
   type Verification,
   rawBytes,
 } from '@crm/shared/inbound';
@@ -15,10 +14,12 @@ import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { recordDelivery } from '../../ledger/record-delivery';
 import {
-  findStorefrontConnection,
-  type StoredConnection,
+  findStorefrontClaims,
+  markStorefrontProven,
+  type StorefrontClaim,
 } from '../../tenancy/cross-tenant-lookups';
 import { handleStorefrontEvent } from './handle';
+import { heldKeyPrefix, routeStorefrontDelivery } from './storefront-routing';
 import type {
   ContactInput,
   OrderInput,
@@ -48,10 +49,11 @@ export interface StorefrontScheme {
 }
 
 /**
- * A storefront receiver: find the connection by its shop header (404 if none), verify the
- * raw body with the connection's stored secret (or accept it unverified where none is
- * stored, as SPEC.md allows), read the topic's records (400 if malformed), then claim the
- * delivery in the ledger and store them in the connection's tenant, all before answering.
+ * A storefront receiver: find the connections to the shop its shop header names (404 if
+ * none), decide by their secrets which one the raw body belongs to (storefront-routing.ts:
+ * verified, unverified where the shop's only connection has no secret, as specified, or held
+ * for no tenant), read the topic's records (400 if malformed), then claim the delivery in the
+ * ledger and store them in that connection's tenant, all before answering.
  */
 export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontScheme): Router {
   const router = Router();
@@ -61,8 +63,26 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
       res.status(200).json({ received: true });
       return;
     }
-    const connection = await findConnection(ctx, scheme, req.headers);
-    const verification = verifyDelivery(ctx, scheme, connection, body, req);
+    const { shop, claims } = await findClaims(ctx, scheme, req.headers);
+    const route = routeStorefrontDelivery({
+      claims,
+      body,
+      headers: req.headers,
+      verify: scheme.verify,
+      secrets: ctx.secrets,
+      logger: requestLogger(ctx.logger, req),
+    });
+    if (route.kind === 'connection' && route.verification === 'unverified') {
+      // Specified: accepted unverified; said loudly, once per delivery.
+      requestLogger(ctx.logger, req).warn(
+        {
+          receiver: scheme.platform,
+          connectionId: route.connection.connectionId,
+          tenantId: route.connection.tenantId,
+        },
+        'Storefront delivery accepted unverified: the connection has no webhook secret',
+      );
+    }
     const topic = headerValue(req.headers, scheme.headers.topic)?.trim();
     const event = readEvent(scheme, topic, body);
     const recorded = await recordDelivery(
@@ -70,13 +90,20 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
       {
         provider: scheme.platform,
         // Record ids are the shop's, not ours: two shops may send the same one.
-        deliveryId: `${connection.connectionId}:${deliveryKeyOf(event, body)}`,
+        deliveryId: `${route.kind === 'held' ? heldKeyPrefix(shop) : route.connection.connectionId}:${deliveryKeyOf(event, body)}`,
         eventType: topic?.slice(0, 200) ?? null,
         rawBody: body,
         contentType: contentTypeOf(req),
-        verification,
+        verification: route.kind === 'held' ? 'unverified' : route.verification,
       },
-      (scope) => handleStorefrontEvent(scope, { ...connection, platform: scheme.platform }, event),
+      async (scope) => {
+        if (route.kind === 'held') return { outcome: 'held', detail: route.reason };
+        const { connection } = route;
+        if (route.verification === 'verified') {
+          await markStorefrontProven(scope.trx, connection.connectionId);
+        }
+        return handleStorefrontEvent(scope, { ...connection, platform: scheme.platform }, event);
+      },
     );
     res.status(200).json(receivedBody(recorded));
   });
@@ -102,57 +129,22 @@ function deliveryKeyOf(event: StorefrontEvent, body: Buffer): string {
     : `${event.kind}:${bodyDigestId(body)}`;
 }
 
-async function findConnection(
+/** Every tenant's connection to the shop the shop header names; 404 when there is none. */
+async function findClaims(
   ctx: ReceiverContext,
   scheme: StorefrontScheme,
   headers: IncomingHttpHeaders,
-): Promise<StoredConnection> {
-  const shop = headerValue(headers, scheme.headers.shop);
-  const identifier = shop === undefined ? '' : scheme.normaliseShop(shop);
-  const connection =
-    identifier === ''
-      ? undefined
-      : await withSystemScope(ctx.db, (trx) =>
-          findStorefrontConnection(trx, scheme.platform, identifier),
-        );
-  if (!connection) {
+): Promise<{ shop: string; claims: StorefrontClaim[] }> {
+  const header = headerValue(headers, scheme.headers.shop);
+  const shop = header === undefined ? '' : scheme.normaliseShop(header);
+  const claims =
+    shop === ''
+      ? []
+      : await withSystemScope(ctx.db, (trx) => findStorefrontClaims(trx, scheme.platform, shop));
+  if (claims.length === 0) {
     throw errors.notFound(`No storefront connection matches the ${scheme.headers.shop} header`);
   }
-  return connection;
-}
-
-function verifyDelivery(
-  ctx: ReceiverContext,
-  scheme: StorefrontScheme,
-  connection: StoredConnection,
-  body: Buffer,
-  req: Request,
-): InboundVerification {
-  const headers = req.headers;
-  const logger = requestLogger(ctx.logger, req);
-  const where = {
-    receiver: scheme.platform,
-    connectionId: connection.connectionId,
-    tenantId: connection.tenantId,
-  };
-  if (connection.secretCiphertext === null) {
-    // SPEC.md (Authentication 4): accepted unverified; said loudly, once per delivery.
-    logger.warn(
-      where,
-      'Storefront delivery accepted unverified: the connection has no webhook secret',
-    );
-    return 'unverified';
-  }
-  const secret = ctx.secrets.open(connection.secretCiphertext);
-  if (secret === undefined) {
-    // Sealed under another key (CONNECTION_SECRETS_KEY changed): our fault, and accepting
-    // unverified would drop the protection the shop asked for.
-    logger.error(where, 'Storefront connection secret cannot be opened with the current key');
-    throw secretUnavailable();
-  }
-  const verified = scheme.verify(body, headers, secret);
-  if (!verified.ok) throw verified.rejection;
-  return 'verified';
+  return { shop, claims };
 }
 
 function readEvent(

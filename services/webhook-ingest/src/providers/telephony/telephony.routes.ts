@@ -11,6 +11,7 @@ import {
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams } from './form-params';
+import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { handleCallDelivery } from './handle';
 import { verify } from './verify';
 
@@ -52,7 +53,7 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
         contentType: req.get('content-type'),
         verification: 'verified',
       },
-      (scope) => handleCallDelivery(scope, call, paramsAsJson(params)),
+      (scope) => handleCallDelivery(scope, call, paramsAsJson(params), proofTokenOf(req.query)),
     );
     // Duplicates and deliveries recorded as not storable included: Twilio only needs a 2xx
     // and TwiML; a body it cannot parse is logged as an error in the customer's console.
