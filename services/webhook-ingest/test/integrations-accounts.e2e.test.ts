@@ -141,10 +141,12 @@ describe('POST /api/integrations/network-accounts', () => {
       .send('{"external_account_id": ');
     expect(malformed.status).toBe(400);
     expect(malformed.body).toMatchObject({ success: false, code: 'INVALID_JSON' });
+    // Not a content type a form can send: those (text/plain, ...) with the session cookie and
+    // no browser headers are refused by the gateway's cross-site check before this service.
     const asText = await request(stack.url)
       .post('/api/integrations/network-accounts')
       .set('Cookie', owner.cookie)
-      .set('Content-Type', 'text/plain')
+      .set('Content-Type', 'application/xml')
       .send('external_account_id=abc');
     expect(asText.status).toBe(400);
     expect(asText.body).toMatchObject({
