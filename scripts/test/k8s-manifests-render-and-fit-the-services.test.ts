@@ -73,7 +73,7 @@ const SCALED = ['gateway', 'webhook-ingest', 'automation'];
 
 /**
  * Every variable a service's config schema reads, but the `*_PREVIOUS` ones: those are set only
- * while a secret is being rotated (README, Operations), and the Secret template names them in
+ * while a secret is being rotated (docs/operations.md), and the Secret template names them in
  * comments instead of with a placeholder that would fail the start.
  */
 function variablesOf(service: ServiceDefinition): string[] {
@@ -241,10 +241,9 @@ describe('deploy/k8s (kustomize)', () => {
     },
   );
 
-  it("gives every variable of the README's configuration table to the services that read it", () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'));
-    const rows = table
+  it('gives every variable of the configuration reference to the services that read it', () => {
+    const reference = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    const rows = reference
       .split('\n')
       .filter((line) => line.startsWith('| `'))
       .map((line) => line.split('|').map((cell) => cell.trim()));
@@ -269,9 +268,8 @@ describe('deploy/k8s (kustomize)', () => {
     expect(checked).toBeGreaterThan(80);
   });
 
-  it('names every rotation variable (`*_PREVIOUS`) in the README table and the Secret template', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'));
+  it('names every rotation variable (`*_PREVIOUS`) in the configuration reference and the Secret template', () => {
+    const table = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
     const template = readFileSync(join(K8S, 'secret.template.yaml'), 'utf8');
     const rotation = [
       ...new Set(
@@ -282,9 +280,9 @@ describe('deploy/k8s (kustomize)', () => {
     ].filter((variable) => variable.endsWith('_PREVIOUS'));
     expect(rotation.length).toBeGreaterThanOrEqual(8);
     for (const variable of rotation) {
-      expect({ variable, inReadme: table.includes(`\`${variable}\``) }).toEqual({
+      expect({ variable, inReference: table.includes(`\`${variable}\``) }).toEqual({
         variable,
-        inReadme: true,
+        inReference: true,
       });
       expect({ variable, inTemplate: template.includes(variable) }).toEqual({
         variable,

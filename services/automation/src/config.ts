@@ -1,38 +1,40 @@
 import { port, positiveInt, serviceEnv } from '@crm/shared/config';
 import { z } from 'zod';
 
+const key = z.string().min(32, { message: 'must be at least 32 characters' }).optional();
+
 export const configSchema = serviceEnv.extend({
-  AUTOMATION_PORT: port(4003),
-  /** Time limit of one outbound webhook request (connect to last byte), in ms. */
-  OUTBOUND_TIMEOUT_MS: positiveInt(10_000),
-  /**
-   * `true` lets webhook nodes reach loopback, private, link-local and other non-public
-   * addresses (development and tests). Off by default: such targets are refused at connect time.
-   */
+  AUTOMATION_PORT: port(4003).describe('Listening port.'),
+  OUTBOUND_TIMEOUT_MS: positiveInt(10_000).describe(
+    'Time limit of one outbound webhook request (connect to last byte), in ms; past it the ' +
+      'step fails (`→ error: timed out after ...`).',
+  ),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: z
     .enum(['true', 'false'], { message: 'expected true or false' })
     .default('false')
-    .transform((v) => v === 'true'),
-  /** Workflow runs executing at once in this process, over all tenants. */
-  AUTOMATION_MAX_CONCURRENT: positiveInt(32),
-  /** Workflow runs of one tenant executing at once, so one tenant's slow receiver cannot take every slot. */
-  AUTOMATION_MAX_CONCURRENT_PER_TENANT: positiveInt(4),
-  /**
-   * Key that encrypts stored workflow signing secrets. Unset: derived from
-   * INTERNAL_TOKEN_SECRET; set it in production so rotating that token keeps secrets readable.
-   */
-  AUTOMATION_SECRETS_KEY: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
-  /**
-   * The previous AUTOMATION_SECRETS_KEY while it is being rotated: stored secrets sealed under
-   * it still open, and the service re-seals them under the current key in the background.
-   */
-  AUTOMATION_SECRETS_KEY_PREVIOUS: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
+    .transform((v) => v === 'true')
+    .describe(
+      '`true` lets webhook nodes save and reach loopback, private, link-local and other ' +
+        'non-public addresses: development and tests only. Off by default (the SSRF guard): ' +
+        'such targets are refused.',
+    ),
+  AUTOMATION_MAX_CONCURRENT: positiveInt(32).describe(
+    'Workflow runs executing at once per automation process, over all tenants.',
+  ),
+  AUTOMATION_MAX_CONCURRENT_PER_TENANT: positiveInt(4).describe(
+    "Workflow runs of one tenant executing at once, so one tenant's slow receiver cannot take " +
+      'every slot.',
+  ),
+  AUTOMATION_SECRETS_KEY: key.describe(
+    '32+ characters; encrypts stored workflow signing secrets (AES-256-GCM). Unset: derived ' +
+      'from INTERNAL_TOKEN_SECRET; set it in production so rotating that token keeps the ' +
+      'secrets readable.',
+  ),
+  AUTOMATION_SECRETS_KEY_PREVIOUS: key.describe(
+    'During a rotation only: the previous AUTOMATION_SECRETS_KEY. Stored secrets sealed under ' +
+      'it still open, and the service re-seals them under the current key at start, in the ' +
+      'background (docs/operations.md).',
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -41,49 +41,74 @@ const originList = z
       .filter(Boolean),
   );
 
+const serviceUrl = (service: string, fallback: string) =>
+  httpUrl(fallback).describe(
+    `Where the proxy table sends ${service}'s routes. Under \`npm start\` an unset one follows ` +
+      "the service's port variable.",
+  );
+
 export const configSchema = serviceEnv.extend({
-  GATEWAY_PORT: port(8080),
-  /** The address users reach the gateway at; https makes the session cookie Secure. */
-  PUBLIC_BASE_URL: httpUrl('http://localhost:8080'),
-  /**
-   * The proxies in front of the gateway whose X-Forwarded-For/-Proto are believed: a hop count
-   * (1 behind a Kubernetes ingress) or their addresses / CIDR ranges; unset = none, so per-IP
-   * limits count against the connecting peer and a client cannot pick its own address.
-   */
-  TRUST_PROXY: trustProxy(),
-  SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
-  /**
-   * How long a replica may reuse a resolved session (user + memberships) in memory; sign-out and
-   * membership changes drop it on every replica at once (LISTEN/NOTIFY). 0 turns the cache off.
-   */
-  SESSION_CACHE_TTL_MS: z.coerce.number().int().min(0).max(10_000).default(2000),
-  CRM_API_URL: httpUrl('http://127.0.0.1:4001'),
-  WEBHOOK_INGEST_URL: httpUrl('http://127.0.0.1:4002'),
-  AUTOMATION_URL: httpUrl('http://127.0.0.1:4003'),
-  MCP_INGEST_URL: httpUrl('http://127.0.0.1:4004'),
-  MIGRATE_URL: httpUrl('http://127.0.0.1:4005'),
-  /** A downstream service that does not accept the connection within this is answered 503. */
-  UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(2000),
-  /** A downstream service that does not answer within this is answered 503. */
-  UPSTREAM_TIMEOUT_MS: positiveInt(30_000),
-  /** Browser origins allowed to call the API with credentials (comma-separated). */
-  CORS_ORIGINS: originList,
-  RATE_LIMIT_PLANS: planLimits,
-  /** Per tenant, for a plan not listed in RATE_LIMIT_PLANS (specified: up to 1,000 per minute). */
-  RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt(1000),
-  /** Per client IP on public routes (forms). */
-  RATE_LIMIT_PUBLIC_PER_MINUTE: positiveInt(60),
-  /** Per client IP on sign-in and sign-up (brute-force guard). */
-  RATE_LIMIT_SIGN_IN_PER_MINUTE: positiveInt(10),
-  /**
-   * Per account (docs/accounts.md): consecutive failed sign-ins for one email from any address,
-   * and from one address, before each further attempt there waits a delay that doubles from
-   * SIGN_IN_FIRST_DELAY_SECONDS up to SIGN_IN_MAX_DELAY_SECONDS.
-   */
-  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(10),
-  SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt(5),
-  SIGN_IN_FIRST_DELAY_SECONDS: positiveInt(30),
-  SIGN_IN_MAX_DELAY_SECONDS: positiveInt(900),
+  GATEWAY_PORT: port(8080).describe('Listening port.'),
+  PUBLIC_BASE_URL: httpUrl('http://localhost:8080').describe(
+    'The address users reach the gateway at; https makes the session cookie Secure.',
+  ),
+  TRUST_PROXY: trustProxy().describe(
+    'The proxies in front of the gateway whose X-Forwarded-For and -Proto are believed: a hop ' +
+      'count (1 behind a Kubernetes ingress) or their addresses and CIDR ranges, comma-separated. ' +
+      'Unset: none, so per-IP limits count the connecting peer and no client picks its address.',
+  ),
+  SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600).describe('Session lifetime (7 days).'),
+  SESSION_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(2000)
+    .describe(
+      'How long a replica may reuse a resolved session (user and memberships) in memory, at ' +
+        'most 10000; 0 turns the cache off. Sign-out and membership changes drop it on every ' +
+        'replica at once (LISTEN/NOTIFY; docs/accounts.md).',
+    ),
+  CRM_API_URL: serviceUrl('crm-api', 'http://127.0.0.1:4001'),
+  WEBHOOK_INGEST_URL: serviceUrl('webhook-ingest', 'http://127.0.0.1:4002'),
+  AUTOMATION_URL: serviceUrl('automation', 'http://127.0.0.1:4003'),
+  MCP_INGEST_URL: serviceUrl('mcp-ingest', 'http://127.0.0.1:4004'),
+  MIGRATE_URL: serviceUrl('migrate', 'http://127.0.0.1:4005'),
+  UPSTREAM_CONNECT_TIMEOUT_MS: positiveInt(2000).describe(
+    'A service that does not accept the connection within this many ms is answered 503.',
+  ),
+  UPSTREAM_TIMEOUT_MS: positiveInt(30_000).describe(
+    'A service that does not answer within this many ms is answered 503.',
+  ),
+  CORS_ORIGINS: originList.describe(
+    'Comma-separated browser origins allowed to call the API with credentials (CORS) and ' +
+      'trusted for writes with the session cookie.',
+  ),
+  RATE_LIMIT_PLANS: planLimits.describe(
+    'Requests per minute per tenant, by plan: `plan=limit` pairs, comma-separated.',
+  ),
+  RATE_LIMIT_DEFAULT_PER_MINUTE: positiveInt(1000).describe(
+    'Requests per minute per tenant, for a plan not listed in RATE_LIMIT_PLANS.',
+  ),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: positiveInt(60).describe(
+    'Requests per minute per client IP on the public form routes.',
+  ),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: positiveInt(10).describe(
+    'Requests per minute per client IP on sign-in and sign-up (brute-force guard).',
+  ),
+  SIGN_IN_FAILURES_PER_ACCOUNT: positiveInt(10).describe(
+    'Consecutive failed sign-ins for one account, from any address, before each further attempt ' +
+      'waits (docs/accounts.md).',
+  ),
+  SIGN_IN_FAILURES_PER_ACCOUNT_AND_IP: positiveInt(5).describe(
+    'Consecutive failed sign-ins for one account from one address before that address waits.',
+  ),
+  SIGN_IN_FIRST_DELAY_SECONDS: positiveInt(30).describe(
+    'The first wait once a sign-in failure limit is reached; each further attempt doubles it.',
+  ),
+  SIGN_IN_MAX_DELAY_SECONDS: positiveInt(900).describe(
+    'The longest a sign-in wait grows to, so nobody is held longer after the last attempt.',
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

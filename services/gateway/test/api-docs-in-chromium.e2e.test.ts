@@ -25,7 +25,9 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (see README, Tests)`);
+    throw new Error(
+      `${CHROMIUM} is missing: apt-get install -y chromium (see CONTRIBUTING.md, Tests)`,
+    );
   }
   browser = await chromium.launch({
     executablePath: CHROMIUM,

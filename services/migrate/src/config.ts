@@ -2,16 +2,21 @@ import { port, positiveInt, serviceEnv } from '@crm/shared/config';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
-  MIGRATE_PORT: port(4005),
-  /**
-   * The shared secret of signed migration calls (SPEC.md, Authentication 2). Unset: every
-   * ingest is refused with `missing_signing_secret`, and the service still starts.
-   */
-  SVC_MIGRATE_SIGNING_SECRET: z.string().min(1).optional(),
-  /** Most records one signed request may carry; more is a 400. */
-  MIGRATE_MAX_RECORDS: positiveInt(5_000),
-  /** Body limit of the ingest route, sized for MIGRATE_MAX_RECORDS records (16 MiB). */
-  MIGRATE_BODY_LIMIT_BYTES: positiveInt(16 * 1024 * 1024),
+  MIGRATE_PORT: port(4005).describe('Listening port.'),
+  SVC_MIGRATE_SIGNING_SECRET: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Shared secret of HMAC-signed migration calls (docs/migrate.md). Unset: every ingest is ' +
+        'refused with 401 `missing_signing_secret`, and the service still starts.',
+    ),
+  MIGRATE_MAX_RECORDS: positiveInt(5_000).describe(
+    'Most records one signed ingest request may carry; more is a 400.',
+  ),
+  MIGRATE_BODY_LIMIT_BYTES: positiveInt(16 * 1024 * 1024).describe(
+    'Body limit of the migration ingest route, sized for MIGRATE_MAX_RECORDS records (16 MiB).',
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

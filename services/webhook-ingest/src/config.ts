@@ -9,51 +9,67 @@ const emailSecret = z
   })
   .optional();
 
+const key = z.string().min(32, { message: 'must be at least 32 characters' }).optional();
+
+/** A provider secret's previous value, set while the provider rotates it. */
+const previous = <S extends z.ZodType>(variable: string, schema: S) =>
+  schema.describe(
+    `During a rotation at the provider only: the previous ${variable}. Deliveries signed with ` +
+      'either verify, so the switch at the provider and the rollout here need not coincide.',
+  );
+
 /**
  * webhook-ingest's settings. Every provider secret is optional: a receiver whose secret is
- * unset answers as SPEC.md says (billing and network refuse; messaging skips verification
- * with a warning), so the service starts with any subset of providers configured.
+ * unset answers as docs/webhooks.md says (billing and network refuse; messaging skips
+ * verification with a warning), so the service starts with any subset of providers configured.
  */
 export const configSchema = serviceEnv.extend({
-  WEBHOOK_INGEST_PORT: port(4002),
-  /** The address providers call (the gateway's): telephony signs the full public URL. */
+  WEBHOOK_INGEST_PORT: port(4002).describe('Listening port.'),
   PUBLIC_BASE_URL: z
     .url({ protocol: /^https?$/, message: 'expected an http(s) URL' })
     .default('http://localhost:8080')
-    .transform((value) => value.replace(/\/+$/, '')),
-  BILLING_WEBHOOK_SECRET: secret,
-  /** Standard Webhooks / Svix secret, `whsec_<base64>` (a bare `whsec_` would be an empty key). */
-  EMAIL_WEBHOOK_SECRET: emailSecret,
-  NETWORK_WEBHOOK_SECRET: secret,
-  MESSAGING_APP_SECRET: secret,
-  MESSAGING_WEBHOOK_VERIFY_TOKEN: secret,
-  TELEPHONY_AUTH_TOKEN: secret,
-  /*
-   * A provider secret's previous value while the provider rotates it: deliveries signed with
-   * either verify, so the switch at the provider and the rollout here need not coincide.
-   */
-  BILLING_WEBHOOK_SECRET_PREVIOUS: secret,
-  EMAIL_WEBHOOK_SECRET_PREVIOUS: emailSecret,
-  NETWORK_WEBHOOK_SECRET_PREVIOUS: secret,
-  MESSAGING_APP_SECRET_PREVIOUS: secret,
-  TELEPHONY_AUTH_TOKEN_PREVIOUS: secret,
-  /**
-   * Key that encrypts stored connection secrets (storefront and payment webhook secrets).
-   * Unset: derived from INTERNAL_TOKEN_SECRET; set it in production so rotating that token
-   * does not make stored secrets unreadable.
-   */
-  CONNECTION_SECRETS_KEY: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
-  /**
-   * The previous CONNECTION_SECRETS_KEY while it is being rotated: stored secrets sealed under
-   * it still open, and the service re-seals them under the current key in the background.
-   */
-  CONNECTION_SECRETS_KEY_PREVIOUS: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
+    .transform((value) => value.replace(/\/+$/, ''))
+    .describe(
+      "The address providers call (the gateway's): telephony signatures cover " +
+        '`<PUBLIC_BASE_URL><path>`.',
+    ),
+  BILLING_WEBHOOK_SECRET: secret.describe(
+    'Billing receiver signing secret (`billing-signature`, Stripe scheme). ' +
+      'Unset: the receiver answers 503.',
+  ),
+  EMAIL_WEBHOOK_SECRET: emailSecret.describe(
+    'Email receiver secret, `whsec_<base64 key>` (Standard Webhooks / Svix scheme); a bare ' +
+      '`whsec_` or a malformed key fails start-up. Unset: the receiver answers 503.',
+  ),
+  NETWORK_WEBHOOK_SECRET: secret.describe(
+    'Network receiver HMAC key (`x-network-signature`). Unset: the receiver answers 503.',
+  ),
+  MESSAGING_APP_SECRET: secret.describe(
+    'Messaging app secret (`x-hub-signature-256`). Unset: verification is skipped with a ' +
+      'warning, a development fallback only.',
+  ),
+  MESSAGING_WEBHOOK_VERIFY_TOKEN: secret.describe(
+    'Token the messaging GET handshake must present. Unset: the handshake answers 403.',
+  ),
+  TELEPHONY_AUTH_TOKEN: secret.describe(
+    'Telephony auth token (`X-Telephony-Signature`, Twilio scheme). ' +
+      'Unset: the receiver answers 503.',
+  ),
+  BILLING_WEBHOOK_SECRET_PREVIOUS: previous('BILLING_WEBHOOK_SECRET', secret),
+  EMAIL_WEBHOOK_SECRET_PREVIOUS: previous('EMAIL_WEBHOOK_SECRET', emailSecret),
+  NETWORK_WEBHOOK_SECRET_PREVIOUS: previous('NETWORK_WEBHOOK_SECRET', secret),
+  MESSAGING_APP_SECRET_PREVIOUS: previous('MESSAGING_APP_SECRET', secret),
+  TELEPHONY_AUTH_TOKEN_PREVIOUS: previous('TELEPHONY_AUTH_TOKEN', secret),
+  CONNECTION_SECRETS_KEY: key.describe(
+    '32+ characters; encrypts stored storefront and payment webhook secrets (AES-256-GCM). ' +
+      'Unset: derived from INTERNAL_TOKEN_SECRET; set it in production so rotating that token ' +
+      'does not make stored secrets unreadable.',
+  ),
+  CONNECTION_SECRETS_KEY_PREVIOUS: key.describe(
+    'During a rotation only: the previous CONNECTION_SECRETS_KEY. Stored secrets sealed under ' +
+      'it still open, and the service re-seals them under the current key at start, in the ' +
+      'background (docs/operations.md).',
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -5,7 +5,7 @@ import { createSecretBox } from '../src/secrets/secret-box';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Rotating CONNECTION_SECRETS_KEY (README, Operations): webhook-ingest restarted with the new key
+ * Rotating CONNECTION_SECRETS_KEY (docs/operations.md, Rotating secrets): webhook-ingest restarted with the new key
  * and the old one as CONNECTION_SECRETS_KEY_PREVIOUS keeps answering deliveries for connections
  * sealed under the old key, and its re-seal worker rewrites every stored secret under the new
  * key, after which the old key can be dropped.

@@ -6,7 +6,7 @@ import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { TEST_PUBLIC_BASE_URL, useReceiverStack } from './support/receiver-stack';
 
 /**
- * Rotating a provider secret (README, Operations): while `<SECRET>_PREVIOUS` holds the old value,
+ * Rotating a provider secret (docs/operations.md, Rotating secrets): while `<SECRET>_PREVIOUS` holds the old value,
  * deliveries signed with the old or the new secret verify, so the provider's switch and our
  * rollout need not coincide; a delivery signed with anything else is still refused with the
  * receiver's own answer and writes nothing. Three signature schemes: the network's timestamped

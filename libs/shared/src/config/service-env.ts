@@ -31,40 +31,69 @@ const url = (protocols: string[]) =>
 
 /**
  * What every service reads. A service extends this with its own port and settings:
- * `serviceEnv.extend({ CRM_API_PORT: port(4001) })`.
+ * `serviceEnv.extend({ CRM_API_PORT: port(4001).describe('...') })`. Every variable carries its
+ * description (`.describe()`): `npm run docs:config` writes docs/configuration.md from them.
  */
 export const serviceEnv = z.object({
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z
+    .string()
+    .default('0.0.0.0')
+    .describe('Listening address. Under `npm start` only the gateway uses it (see BACKEND_HOST).'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     })
-    .default('info'),
-  /** Unset: the embedded default (npm start). A service started alone requires it. */
-  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-  DB_POOL_MAX: positiveInt(10),
-  /** Unset: the in-process bus (npm start). A service started alone requires it. */
-  NATS_URL: url(['nats:', 'tls:', 'ws:', 'wss:']).optional(),
-  /** Copies of the event stream in a NATS cluster: 1 for a single server, 3 on deploy/k8s's. */
-  NATS_STREAM_REPLICAS: positiveInt(1),
-  /** HMAC key of the gateway -> service identity header; shared by the gateway and services. */
+    .default('info')
+    .describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
+  DATABASE_URL: url(['postgres:', 'postgresql:'])
+    .optional()
+    .describe(
+      'Postgres connection. Unset: the embedded Postgres under `npm start`; ' +
+        'a service started alone requires it.',
+    ),
+  DB_POOL_MAX: positiveInt(10).describe('Postgres connections per service process.'),
+  NATS_URL: url(['nats:', 'tls:', 'ws:', 'wss:'])
+    .optional()
+    .describe(
+      'NATS JetStream server. Unset: the in-process event bus under `npm start`; ' +
+        'a service started alone requires it.',
+    ),
+  NATS_STREAM_REPLICAS: positiveInt(1).describe(
+    'Copies of the event stream in a NATS cluster: 1 for a single server, ' +
+      '3 on the 3-node cluster of deploy/k8s.',
+  ),
   INTERNAL_TOKEN_SECRET: z
     .string()
     .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
-  /**
-   * The previous INTERNAL_TOKEN_SECRET while it is being rotated: services accept identity
-   * headers signed with either (the gateway signs with the current one).
-   */
+    .optional()
+    .describe(
+      'HMAC key of the gateway -> service identity header, 32+ characters, the same in every ' +
+        'service. Unset: random per run under `npm start`; a service started alone requires it.',
+    ),
   INTERNAL_TOKEN_SECRET_PREVIOUS: z
     .string()
     .min(32, { message: 'must be at least 32 characters' })
-    .optional(),
-  /** Largest request body a service parses, in bytes. */
-  BODY_LIMIT_BYTES: positiveInt(1_048_576),
-  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
-  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
-  APP_VERSION: z.string().optional(),
+    .optional()
+    .describe(
+      'During a rotation only: the previous INTERNAL_TOKEN_SECRET. Services accept identity ' +
+        'headers signed with either; the gateway signs with the current one (docs/operations.md).',
+    ),
+  BODY_LIMIT_BYTES: positiveInt(1_048_576).describe(
+    'Largest request body a service parses, in bytes; a larger one gets 413.',
+  ),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10_000).describe(
+    'How long in-flight requests and event handlers may finish after SIGINT/SIGTERM, in ms.',
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'])
+    .optional()
+    .describe(
+      'OTLP/HTTP collector base URL; traces go to `<url>/v1/traces`. ' +
+        'Unset: tracing is off and its SDK is not loaded.',
+    ),
+  APP_VERSION: z
+    .string()
+    .optional()
+    .describe("The `version` the health probe reports. Unset: the service's package version."),
 });
 
 export type ServiceEnv = z.infer<typeof serviceEnv>;
