@@ -4,8 +4,8 @@ import { z } from 'zod';
 export const configSchema = serviceEnv.extend({
   MIGRATE_PORT: port(4005),
   /**
-   * The shared secret of signed migration calls (SPEC.md, Authentication 2). Unset: every
-   * ingest is refused with `missing_signing_secret`, and the service still starts.
+   * The shared secret of signed migration calls (specified: SVC_MIGRATE_SIGNING_SECRET). Unset:
+   * every ingest is refused with `missing_signing_secret`, and the service still starts.
    */
   SVC_MIGRATE_SIGNING_SECRET: z.string().min(1).optional(),
   /** Most records one signed request may carry; more is a 400. */
