@@ -11,7 +11,7 @@ const emailSecret = z
 
 /**
  * webhook-ingest's settings. Every provider secret is optional: a receiver whose secret is
- * unset answers as SPEC.md says (billing and network refuse; messaging skips verification
+ * unset answers as specified (billing and network refuse; messaging skips verification
  * with a warning), so the service starts with any subset of providers configured.
  */
 export const configSchema = serviceEnv.extend({
