@@ -1,4 +1,5 @@
-// Flat config: typescript-eslint's recommended rules over every package; formatting is prettier's job.
+// Flat config: typescript-eslint's recommended rules over every package; formatting is prettier's
+// job.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -17,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    // Issue 10: a service's tests take their support from the one test kit, never by deep path.
+    // A service's tests take their support from the one test kit, never by deep path.
     files: ['services/*/test/**'],
     rules: {
       'no-restricted-imports': [

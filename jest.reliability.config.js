@@ -1,4 +1,4 @@
-// The reliability suite of issue 17 (`npm run test:reliability`, docs/reliability.md): real
+// The reliability suite (`npm run test:reliability`, docs/reliability.md): real
 // service processes, a nats-server of its own, a Postgres it can cut off. Not one of `npm test`'s
 // projects: it stops and kills processes and takes minutes, so it runs alone, one file at a time.
 /** @type {import('jest').Config} */

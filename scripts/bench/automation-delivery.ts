@@ -23,7 +23,7 @@ const percentile = (sorted: number[], p: number) =>
   Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(3));
 
 /**
- * Issue 11, item 13: gateway + crm-api + automation (default concurrency limits) on one bus
+ * Gateway + crm-api + automation (default concurrency limits) on one bus
  * (JetStream when NATS answers, else in-process) with the outbox relay, one workflow (one POST
  * webhook node) and a local receiver that answers 200 at once.
  *

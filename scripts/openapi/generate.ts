@@ -30,7 +30,9 @@ export const SERVICES: ReadonlyArray<(registry: OpenAPIRegistry) => void> = [
 
 export const DOCUMENT_PATH = resolve(__dirname, '../../services/gateway/api-docs/openapi.json');
 
-/** Resources as SPEC.md lists them: planned ones have no callable endpoint yet. */
+/**
+ * The resources the endpoint browser lists (specified): planned ones have no callable endpoint yet.
+ */
 export const RESOURCES: ReadonlyArray<{ name: string; tag?: string; note: string }> = [
   { name: 'Contacts', note: 'planned' },
   { name: 'Leads', tag: 'Leads', note: 'import, list, read' },

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../libs/shared/src/logger';
 import { prettyLogDestination } from '../dev/pretty-logs';
 
-/** Issue 9, item 9: `npm start` logs for people on a terminal, JSON for machines otherwise. */
+/** `npm start` logs for people on a terminal, JSON for machines otherwise. */
 function output(isTTY: boolean): Writable & { isTTY: boolean; text(): string } {
   const chunks: string[] = [];
   const stream = new Writable({

@@ -19,7 +19,7 @@ import {
 import { freePortForTests } from '../../libs/test-kit/src/ports';
 
 /*
- * Issue 16, item 3: one trace crosses the platform. gateway, crm-api, webhook-ingest and
+ * One trace crosses the platform. gateway, crm-api, webhook-ingest and
  * automation run as their own processes (as deployed) with OTEL_EXPORTER_OTLP_ENDPOINT pointed at
  * an OTLP/HTTP receiver this test runs, on a database and a nats-server of their own. A lead
  * import through the gateway and a signed network delivery each trigger a webhook workflow; the

@@ -82,7 +82,7 @@ describe('the OpenAPI document', () => {
     });
   });
 
-  it('the legacy shapes SPEC.md names are documented as such', () => {
+  it('the specified legacy shapes (deals list, lead import) are documented as such', () => {
     const paths = fresh.paths as any;
     const deals = paths['/api/crm/deals'].get.responses['200'].content['application/json'];
     expect(Object.keys(deals.schema.properties)).toEqual(['deals']);

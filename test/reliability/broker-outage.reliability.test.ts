@@ -8,7 +8,7 @@ import { NatsServerProcess } from './support/nats-server';
 import { Platform, signedInOwner } from './support/platform';
 
 /*
- * Issue 17, item 1. The broker is stopped while 10,000 leads are imported through the gateway
+ * The broker is stopped while 10,000 leads are imported through the gateway
  * into crm-api: the imports are answered anyway (the events wait in the outbox, written in the
  * same transaction as the rows), and once NATS is back the relay publishes them and a durable consumer gets each event exactly
  * once. The consumer is the test's own, on the suite's nats-server, counting by event id.

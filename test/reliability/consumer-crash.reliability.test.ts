@@ -9,7 +9,7 @@ import { NatsServerProcess } from './support/nats-server';
 import { ServiceProcess } from './support/service-process';
 
 /*
- * Issue 17, item 2. 1,000 imported leads each fire a webhook workflow; the automation process
+ * 1,000 imported leads each fire a webhook workflow; the automation process
  * is SIGKILLed once the receiver has some of the sends, and started again. docs/automations.md:
  * runs are recorded (unique per workflow and event) before the sends, the event is acked after,
  * so every event ends with exactly one run, a redelivery never sends again (no duplicates), and

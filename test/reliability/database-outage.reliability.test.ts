@@ -16,7 +16,7 @@ import {
 } from './support/platform';
 
 /*
- * Issue 17, item 3. The gateway, crm-api, webhook-ingest and migrate reach Postgres through a TCP
+ * The gateway, crm-api, webhook-ingest and migrate reach Postgres through a TCP
  * proxy the test cuts for 10 s while a steady load runs through the gateway: health checks,
  * session reads and writes, signed provider deliveries and signed migrate calls. During the cut:
  * /api/health and crm-api's /health answer 503 `unhealthy`, session routes 503

@@ -16,7 +16,7 @@ import { NatsServerProcess } from './support/nats-server';
 import { BACKENDS, Platform, signedInOwner, type Session } from './support/platform';
 
 /*
- * Issue 17, item 5, route by route: every operation of the OpenAPI document (the one list of
+ * Hostile input, route by route: every operation of the OpenAPI document (the one list of
  * what the platform serves; a test elsewhere keeps it equal to the routes the apps register),
  * through the gateway at all six services as processes, signed in as a tenant's owner. Each
  * gets hostile path segments, query strings, headers (forged identity headers, junk cookies

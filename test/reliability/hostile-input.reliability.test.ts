@@ -8,10 +8,10 @@ import { recordFigure, StatusTally } from './support/figures';
 import { NatsServerProcess } from './support/nats-server';
 
 /*
- * Issue 17, item 5 (crm-api part): generated hostile bodies (arbitrary JSON, deep nesting,
+ * Hostile input, crm-api part: generated hostile bodies (arbitrary JSON, deep nesting,
  * odd strings) and query strings at every crm-api route, over real HTTP at the service
  * process, as an admin of a tenant. Never a 5xx, the process never dies, and a refused request
- * (4xx) writes no row of the tenant. The per-service in-process fuzzing of issue 9
+ * (4xx) writes no row of the tenant. The per-service in-process fuzzing
  * (libs/shared/src/testing/fuzz-service.ts) covers automation, migrate and mcp-ingest in
  * process; hostile-signed-input.reliability.test.ts sends signed hostile bodies at the receivers,
  * migrate and MCP as processes behind the gateway.

@@ -26,7 +26,7 @@ import {
 } from './support/platform';
 
 /*
- * Issue 17, item 5 for what providers, migration tools and agents call: hostile requests through
+ * Hostile input at what providers, migration tools and agents call: hostile requests through
  * the gateway at the webhook-ingest, migrate and mcp-ingest processes. The signed routes get
  * bodies that are correctly signed, so the hostile part reaches the parsing and the writes
  * behind the signature check: network deliveries, migrate ingest calls, MCP tool calls with a

@@ -8,7 +8,7 @@ import { NatsServerProcess } from './support/nats-server';
 import { Platform, signedInOwner } from './support/platform';
 
 /*
- * Issue 17, item 4. An import of 10,000 leads goes through the gateway; crm-api is SIGKILLed
+ * An import of 10,000 leads goes through the gateway; crm-api is SIGKILLed
  * while its transaction is open (seen in pg_stat_activity): the import is all or nothing, because
  * rows, import job and outbox events are written in one transaction. While crm-api is down the
  * gateway answers its routes 503 SERVICE_UNAVAILABLE; started again on the same port, crm-api

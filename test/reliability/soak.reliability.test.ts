@@ -12,7 +12,7 @@ import {
 } from './support/platform';
 
 /*
- * Issue 17, item 6. A fixed mixed rate through the gateway (lead and deal reads, deal writes,
+ * A fixed mixed rate through the gateway (lead and deal reads, deal writes,
  * small imports, signed network deliveries, MCP tool calls, the session's own /me) for
  * RELIABILITY_SOAK_SECONDS (60 by default; longer by setting it), after a warm-up at the same
  * rate. Every answer must be 2xx; p50/p99 are reported; each process's RSS after a full

@@ -1,5 +1,5 @@
 /**
- * @crm/records: the platform's records, written once for every service (DESIGN.md, Shape).
+ * @crm/records: the platform's records, written once for every service.
  * Per record type: its zod schema (`*.schema.ts`), its repository (`*.repository.ts`: kysely
  * functions taking a Trx, all of its SQL), its events (`*.events.ts`) and the batch ingest
  * the import route, MCP and migrate share (`*.ingest.ts`). Depends on @crm/shared, never on a

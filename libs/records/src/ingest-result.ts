@@ -1,4 +1,7 @@
-/** One refused record of a batch (SPEC.md, Import error item): its zero-based position and why. */
+/**
+ * One refused record of a batch (specified: an import error item is `{ index, error }`): its
+ * zero-based position and why.
+ */
 export interface RecordError {
   index: number;
   /** Names the field and what would have been valid, e.g. `currency must be ...`. */
@@ -6,10 +9,10 @@ export interface RecordError {
 }
 
 /**
- * What storing a batch of one record type answers, for every record type alike: the lead
- * import's shape (SPEC.md). `imported` counts the records stored (a re-sent record counts:
- * it was taken), `failed` the refused ones, listed in `errors`; `data` has one item per
- * stored record, in input order.
+ * What storing a batch of one record type answers, for every record type alike: the lead import's
+ * shape (specified: `{ success, imported, failed, errors, data }`). `imported` counts the records
+ * stored (a re-sent record counts: it was taken), `failed` the refused ones, listed in `errors`;
+ * `data` has one item per stored record, in input order.
  */
 export interface IngestResult<T> {
   imported: number;

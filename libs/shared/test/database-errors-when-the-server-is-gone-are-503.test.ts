@@ -1,7 +1,7 @@
 import { databaseErrorToAppError } from '../src/http/database-errors';
 
 /*
- * Issue 17, item 3: with Postgres cut off, node-postgres fails with its own messages (no
+ * With Postgres cut off, node-postgres fails with its own messages (no
  * SQLSTATE, no socket code). Each must answer 503 SERVICE_UNAVAILABLE, not 500: the
  * reliability suite saw a 500 for a query sent on a client that had just lost its connection.
  */

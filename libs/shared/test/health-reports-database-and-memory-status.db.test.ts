@@ -14,7 +14,7 @@ const memoryShape = {
 };
 
 describe('GET /health', () => {
-  it('is healthy/200 with the SPEC shape when checkDatabase resolves', async () => {
+  it('is healthy/200 with the specified shape when checkDatabase resolves', async () => {
     const checkDatabase = jest.fn(async () => undefined);
     const res = await request(appWith({ version: '1.4.2', checkDatabase })).get('/health');
     expect(res.status).toBe(200);

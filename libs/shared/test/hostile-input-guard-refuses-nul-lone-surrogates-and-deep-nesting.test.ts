@@ -14,7 +14,7 @@ import {
 import { captureLogger } from '@crm/shared/testing';
 
 /**
- * Issue 9, item 5: the one guard in front of every route (pure parts first, then through a
+ * The one guard in front of every route (pure parts first, then through a
  * service app): U+0000 and unpaired surrogates in strings and keys, nesting deeper than
  * MAX_JSON_DEPTH, and dates outside years 0001..9999 are 400 VALIDATION_ERROR naming the field.
  */

@@ -16,7 +16,7 @@ const natsUrl = natsUrlForTests();
 const describeWithNats = natsUrl ? describe : describe.skip;
 
 /**
- * Issue 9, item 7: after an outage the relay used to wait out its backoff (up to 30 s) before
+ * After an outage the relay used to wait out its backoff (up to 30 s) before
  * publishing what had piled up. It now wakes on the bus's reconnect; meanwhile the health check
  * reports the events down with the age of the oldest one waiting.
  */

@@ -1,8 +1,8 @@
 /**
- * `npm run bench:stack` (and the first half of `npm run bench`): issue 15's scenarios, each
- * service in its own process as deployed (compiled JavaScript), concurrent load with
- * autocannon (warm-up, then measured; each pair alternated twice), beside bare baselines
- * started in the same run. Prints one table (figure, baseline, ratio, target, holds) and writes
+ * `npm run bench:stack` (and the first half of `npm run bench`): the scenarios of scenarios.ts,
+ * each service in its own process as deployed (compiled JavaScript), concurrent load with
+ * autocannon (warm-up, then measured; each pair alternated twice), beside bare baselines started in
+ * the same run. Prints one table (figure, baseline, ratio, target, holds) and writes
  * bench/results/<date>-stack.json. Starts its own database (dropped at the end) and its own
  * nats-server (its store deleted at the end); stops everything it started, also on failure or
  * Ctrl-C.

@@ -1,7 +1,7 @@
 import { describeFuzzedRequests } from '@crm/test-kit';
 import { service } from '../src/main';
 
-// Issue 9, item 6: hostile query strings, headers and bodies at what automation serves.
+// Hostile query strings, headers and bodies at what automation serves.
 describeFuzzedRequests(service, [
   '/health',
   '/api/automations',

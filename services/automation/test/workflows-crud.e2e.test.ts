@@ -11,7 +11,7 @@ import {
 import { service } from '../src/main';
 
 /**
- * Issue 11, items 1-3: workflows under /api/automations/workflows through a real gateway in
+ * Workflows under /api/automations/workflows through a real gateway in
  * front of a real automation service. Every write is checked in the database, every refusal
  * for writing nothing; the signing secret is shown on creation and rotation only.
  */

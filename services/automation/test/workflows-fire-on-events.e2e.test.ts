@@ -18,7 +18,7 @@ import { service } from '../src/main';
 import { startReceiver, type Receiver } from './support/receiver';
 
 /**
- * Issue 11, item 12: a lead imported through the gateway (crm-api) -> lead.created through the
+ * A lead imported through the gateway (crm-api) -> lead.created through the
  * outbox and the bus -> automation's consumer -> the workflow's webhook nodes -> a local
  * receiver. Exact headers and body, svix verification, failed steps that do not stop the run,
  * redelivery, tenant isolation and conditions.

@@ -52,7 +52,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'Import leads (up to the configured row limit per request)',
     description:
       'Rows are checked one by one: a bad row is reported in `errors` and does not stop the ' +
-      'others. Existing emails are updated (SPEC.md lead import). Answers the legacy shape ' +
+      'others. Existing emails are updated. Answers the legacy shape ' +
       '`{ success, imported, failed, errors, data }`.',
     auth: 'session',
     body: {
@@ -119,7 +119,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     path: '/api/crm/deals',
     tag: 'Deals',
     summary: 'List deals',
-    description: 'Answers the legacy shape `{ deals: [...] }` (SPEC.md response envelopes).',
+    description: 'Answers the legacy shape `{ deals: [...] }` (specified for this older route).',
     auth: 'session',
     query: listQuery,
     success: { description: 'The deals', bare: z.object({ deals: z.array(deal) }) },

@@ -11,7 +11,7 @@ import request from 'supertest';
 import { useStack } from './support/stack';
 
 /**
- * Issue 4, point 12: web form management under /api/crm/forms, through a real gateway in
+ * Web form management under /api/crm/forms, through a real gateway in
  * front of a real crm-api. Owner and admin only; every write checked in the database, and
  * every refused one checked for leaving the table as it was.
  */

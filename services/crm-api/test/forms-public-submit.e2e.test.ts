@@ -5,7 +5,7 @@ import { findEnabledFormBySlugs } from '../src/forms/cross-tenant-lookups';
 import { useStack } from './support/stack';
 
 /**
- * Issue 4, point 13: POST /api/public/forms/:tenantSlug/:formSlug/submit, through a real
+ * POST /api/public/forms/:tenantSlug/:formSlug/submit, through a real
  * gateway in front of a real crm-api (and once straight at crm-api). Every stored row is
  * read back; every refused request and every honeypot hit is checked to store nothing.
  */

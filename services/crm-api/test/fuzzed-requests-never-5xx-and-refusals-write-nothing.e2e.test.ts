@@ -19,7 +19,7 @@ import request from 'supertest';
 import { useStack } from './support/stack';
 
 /**
- * Issue 9, item 6 (property-based): generated hostile bodies, keys, query strings, path
+ * Property-based: generated hostile bodies, keys, query strings, path
  * segments and headers at every crm-api route, through the real gateway. Whatever is sent:
  * never a 5xx, and a refused (4xx) request leaves every tenant table as it was. Seeded
  * (FUZZ_SEED, FC_SEED overrides); a failure prints the seed and the request to replay.

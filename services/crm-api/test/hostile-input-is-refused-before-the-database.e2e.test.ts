@@ -4,7 +4,7 @@ import request from 'supertest';
 import { useStack } from './support/stack';
 
 /**
- * Issue 9, item 5: input Postgres cannot store (U+0000, an unpaired UTF-16 surrogate), JSON
+ * Input Postgres cannot store (U+0000, an unpaired UTF-16 surrogate), JSON
  * nested far deeper than any client needs, and dates outside Postgres's range used to reach
  * the database and answer 500. Through the real gateway in front of the real crm-api, each is
  * now a 400 VALIDATION_ERROR naming the field, and the tenant's rows are as they were.

@@ -33,7 +33,7 @@ function jobsOf(tenantId: string) {
   );
 }
 
-describe('POST /api/v1/import/leads (SPEC.md, through the gateway)', () => {
+describe('POST /api/v1/import/leads (as specified, through the gateway)', () => {
   it('imports valid rows, skips and reports bad ones with exact texts, and answers 200', async () => {
     const { tenantId, userId, cookie } = await tenantSession(stack, database);
     const res = await request(stack.url)

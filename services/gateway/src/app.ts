@@ -19,9 +19,9 @@ import { requireTenantSession } from './tenancy/require-session';
 import { SessionCache } from './tenancy/session-cache';
 
 /**
- * The only public entry (:8080): sign-in and tenant resolution of its own, the public health
- * probe, and the proxy table of DESIGN.md for everything else. Bodies are parsed only on the
- * gateway's own routes; proxied requests go on byte for byte.
+ * The only public entry (:8080): sign-in and tenant resolution of its own, the public health probe,
+ * and the proxy table (libs/shared/src/routes/proxy-table.ts) for everything else. Bodies are
+ * parsed only on the gateway's own routes; proxied requests go on byte for byte.
  */
 export function createApp(deps: AppDeps, config: Config): Express {
   const upstreams: Record<ServiceName, string> = {

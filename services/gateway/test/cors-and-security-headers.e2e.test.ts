@@ -14,7 +14,7 @@ import {
 import request from 'supertest';
 
 /**
- * Issue 3, point 12: security headers on every gateway response (its own, proxied ones and
+ * Security headers on every gateway response (its own, proxied ones and
  * error envelopes); CORS with credentials only for the configured origins, public form
  * submission open to any origin without credentials.
  */

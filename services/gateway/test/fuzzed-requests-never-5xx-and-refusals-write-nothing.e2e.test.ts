@@ -25,7 +25,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 
 /**
- * Issue 9, item 6 (property-based): generated hostile bodies, keys, query strings, path
+ * Property-based: generated hostile bodies, keys, query strings, path
  * segments, headers and cookies at the gateway's own JSON routes (sign-up, sign-in, sign-out,
  * me, active tenant, members, invitations) and at its session chain in front of proxied routes (an echo
  * service stands in for every upstream). Whatever is sent: never a 5xx, and a refused (4xx)

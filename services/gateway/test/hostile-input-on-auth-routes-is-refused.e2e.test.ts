@@ -3,7 +3,7 @@ import { createAccount, PASSWORD, testDb, testGateway } from '@crm/test-kit';
 import request from 'supertest';
 
 /**
- * Issue 9, item 5: sign-in and sign-up take no session, so anyone could make them answer 500
+ * Sign-in and sign-up take no session, so anyone could make them answer 500
  * with a U+0000 or an unpaired surrogate in a JSON string or key (Postgres refuses both). The
  * shared JSON parser now answers 400 VALIDATION_ERROR naming the field, before any query.
  */

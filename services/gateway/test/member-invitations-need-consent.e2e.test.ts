@@ -17,11 +17,11 @@ import request from 'supertest';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /**
- * Issue 9, items 1 and 2: adding a member must not pull a user into a tenant without their
+ * Adding a member must not pull a user into a tenant without their
  * consent, and must not tell the caller whether an email has an account. Before invitations,
  * `POST /api/auth/members` made an active membership at once, and since a request without
- * header or cookie acts in the most recently joined active membership (SPEC.md,
- * Authentication 1.5), the victim's next import landed in the stranger's tenant.
+ * header or cookie acts in the most recently joined active membership
+ * (specified), the victim's next import landed in the stranger's tenant.
  * Real gateway, real crm-api, real Postgres; rows are read back from the database.
  */
 const database = testDb();
@@ -107,7 +107,7 @@ const NO_SUCH_INVITATION = {
 };
 
 describe('a stranger adding a user as a member (the reproduction)', () => {
-  it("leaves the victim's imports in the victim's tenant; once the victim accepts, SPEC.md's order applies", async () => {
+  it("leaves the victim's imports in the victim's tenant; once the victim accepts, the specified selection order applies", async () => {
     const victim = await personWithOwnTenant('victim');
     const stranger = await personWithOwnTenant('stranger');
 

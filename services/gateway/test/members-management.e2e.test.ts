@@ -19,7 +19,7 @@ import type { Role } from '@crm/shared/identity';
 import request from 'supertest';
 
 /**
- * Issue 3, point 5: membership management of the selected tenant at /api/auth/members, for
+ * Membership management of the selected tenant at /api/auth/members, for
  * its owners and admins, against the real database (rows asserted in tenant_users).
  */
 describe('gateway /api/auth/members (membership management)', () => {

@@ -16,10 +16,10 @@ import request from 'supertest';
 import { platformHealth } from '../src/health/platform-health';
 
 /**
- * Issue 3, point 14: GET /api/health (public) = the health response plus a `services` map.
+ * GET /api/health (public) = the health response plus a `services` map.
  * healthy (200): database and every service answer; degraded (200): a service is down;
  * unhealthy (503): the database does not answer.
- * Issue 9, item 7: `checks.events` says whether events can be published (degraded when not),
+ * `checks.events` says whether events can be published (degraded when not),
  * with the age of the oldest event waiting in the outbox.
  */
 const SERVICES = {

@@ -16,7 +16,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 /**
- * Issue 15, item 2: each gateway replica caches resolved sessions for at most
+ * Each gateway replica caches resolved sessions for at most
  * SESSION_CACHE_TTL_MS. Two gateway apps over one database, with a cache window (10 s) longer
  * than the wait below (5 s), so a refusal on the other replica can only come from the NOTIFY
  * sent with the change, not from the entry running out.

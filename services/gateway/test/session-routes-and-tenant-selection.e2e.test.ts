@@ -77,7 +77,7 @@ async function postExpectingContinue(
 }
 
 describe('every Session route of the proxy table', () => {
-  it('covers the Session prefixes of DESIGN.md', () => {
+  it('covers the Session prefixes of the proxy table', () => {
     expect(SESSION_PATHS).toEqual([
       '/api/v1/import/probe',
       '/api/crm/probe',
@@ -125,7 +125,7 @@ describe('every Session route of the proxy table', () => {
   );
 });
 
-describe('tenant selection order (SPEC.md Authentication 1.5)', () => {
+describe('tenant selection order (specified: header, then cookie, then newest membership)', () => {
   let cookie: string;
   let oldest: { id: string };
   let middle: { id: string };

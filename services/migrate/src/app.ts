@@ -5,9 +5,10 @@ import type { Config } from './config';
 import { ingestRoutes } from './ingest/ingest.routes';
 
 /**
- * migrate (:4005): the HMAC-signed migration ingest (SPEC.md, Authentication 2). Its caller
- * is a migration tool, not a user session: the route checks the signature on the raw bytes
- * itself. Builds the express app from its dependencies; does not listen (main.ts does).
+ * migrate (:4005): the HMAC-signed migration ingest (specified: a signature over method, path,
+ * timestamp, nonce and raw body). Its caller is a migration tool, not a user session: the route
+ * checks the signature on the raw bytes itself. Builds the express app from its dependencies; does
+ * not listen (main.ts does).
  */
 export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({

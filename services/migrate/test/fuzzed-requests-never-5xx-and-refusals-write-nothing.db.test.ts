@@ -1,5 +1,5 @@
 import { describeFuzzedRequests } from '@crm/test-kit';
 import { service } from '../src/main';
 
-// Issue 9, item 6: hostile query strings, headers and bodies at what migrate serves.
+// Hostile query strings, headers and bodies at what migrate serves.
 describeFuzzedRequests(service, ['/health', '/api/migrate/leads', '/nowhere']);

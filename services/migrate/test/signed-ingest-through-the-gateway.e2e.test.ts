@@ -28,8 +28,9 @@ beforeEach(async () => {
 });
 
 /**
- * SPEC.md's recipe, written here with node:crypto alone (not the project's signer): method,
- * path, timestamp in ms, nonce and raw body joined by "\n", HMAC-SHA256 keyed by the secret, hex.
+ * The specified signing recipe, written here with node:crypto alone (not the project's signer):
+ * method, path, timestamp in ms, nonce and raw body joined by "\n", HMAC-SHA256 keyed by the
+ * secret, hex.
  */
 function specSignature(
   secret: string,
@@ -78,7 +79,7 @@ async function mappingsOf(tenantId: string) {
 }
 
 describe('POST /api/migrate/ingest through the gateway', () => {
-  it('ingests a request signed from the SPEC recipe: leads land in crm_leads with their mappings and events', async () => {
+  it('ingests a request signed from the specified recipe: leads land in crm_leads with their mappings and events', async () => {
     const body = leadsBody([
       { external_id: 'h-1', email: 'Ann@Example.com', first_name: 'Ann', company: 'Acme' },
       { external_id: 'h-2', email: 'bob@example.com', source: 'Web' },
@@ -385,7 +386,7 @@ describe('POST /api/migrate/ingest through the gateway', () => {
       expect(res.body).toMatchObject({ code: 'NOT_FOUND', message: 'No tenant "no-such-tenant"' });
     });
 
-    it('the project signer and the SPEC recipe agree', async () => {
+    it('the project signer and the specified recipe agree', async () => {
       const body = leadsBody([{ external_id: 's', email: 's@example.com' }]);
       const headers = signSvcRequest(SECRET, { method: 'POST', path: PATH, body });
       expect(headers['x-svc-signature']).toBe(

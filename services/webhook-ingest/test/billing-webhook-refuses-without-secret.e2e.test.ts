@@ -5,9 +5,9 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * SPEC.md (Authentication 4, Errors): with BILLING_WEBHOOK_SECRET unset the billing receiver
+ * Specified: with BILLING_WEBHOOK_SECRET unset the billing receiver
  * refuses every POST with `Webhook secret not configured` (503, our choice for the status
- * SPEC.md leaves open), before looking at the signature header, and writes nothing.
+ * the specification leaves open), before looking at the signature header, and writes nothing.
  * The readiness GET still answers.
  */
 const stack = useReceiverStack({});

@@ -14,7 +14,7 @@ import { Webhook } from 'svix';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 5: POST /api/webhooks/email through the real gateway in front of a real
+ * POST /api/webhooks/email through the real gateway in front of a real
  * webhook-ingest, against real Postgres. Deliveries are signed with svix, as the provider
  * does; every stored row, outbox event and ledger row is read back, and every refused
  * delivery is shown to write nothing.

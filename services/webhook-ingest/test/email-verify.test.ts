@@ -3,7 +3,7 @@ import { Webhook } from 'svix';
 import { EMAIL_TOLERANCE_SECONDS, verifyEmailSignature } from '../src/providers/email/verify';
 
 /**
- * The email receiver's pure verify (SPEC.md, Authentication 4): the Standard Webhooks / Svix
+ * The email receiver's pure verify: the Standard Webhooks / Svix
  * scheme under `email-webhook-*` headers, every failure a 401. svix reads the process clock
  * itself, so accepted cases are signed near the real time; the tolerance against the `now`
  * passed in is pinned by moving `now` away from the real time.

@@ -16,7 +16,7 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 9, item 6 (property-based): generated hostile bodies, keys, query strings, path
+ * Property-based: generated hostile bodies, keys, query strings, path
  * segments and headers at every integration admin route (/api/integrations/*), through the
  * real gateway. Whatever is sent: never a 5xx, and a refused (4xx) request leaves every tenant
  * table as it was. The provider receivers keep their own rules and tests (they clean what a

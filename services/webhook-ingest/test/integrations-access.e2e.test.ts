@@ -6,7 +6,7 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 5, admin views: who may reach /api/integrations. No session -> 401 `Unauthorized`
+ * Admin views: who may reach /api/integrations. No session -> 401 `Unauthorized`
  * (at the gateway, and at the service itself without the gateway's identity); viewers and
  * members read but do not write; owners and admins do both. Every refused write is checked
  * to have stored nothing.

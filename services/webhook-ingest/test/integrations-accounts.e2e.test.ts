@@ -4,7 +4,7 @@ import request from 'supertest';
 import { TEST_PUBLIC_BASE_URL, useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 5, admin views: the accounts and numbers that resolve a delivery's tenant
+ * Admin views: the accounts and numbers that resolve a delivery's tenant
  * (network accounts, messaging accounts, telephony numbers), managed through the real gateway
  * with a session. Every write is read back from the database; every refused one is checked to
  * leave the rows as they were.

@@ -3,7 +3,7 @@ import type request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 9, item 5: every write under /api/integrations used to pass a U+0000 or an unpaired
+ * Every write under /api/integrations used to pass a U+0000 or an unpaired
  * surrogate on to Postgres, which refused it: 500. Through the real gateway, each is now a 400
  * VALIDATION_ERROR naming the field, and the tenant's rows are as they were.
  */

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 5, admin views: the tenant's rows of the inbound delivery ledger, through the real
+ * Admin views: the tenant's rows of the inbound delivery ledger, through the real
  * gateway with a session. Only the tenant's own rows are listed (row-level security); an
  * unmatched delivery (no tenant) is shown to nobody; the raw payload is only in the audit view.
  */

@@ -5,7 +5,7 @@ import { TEST_PUBLIC_BASE_URL, testSecretBox, useReceiverStack } from './support
 import { findPaymentConnection } from '../src/tenancy/cross-tenant-lookups';
 
 /**
- * Issue 5, admin views: payment connections through the real gateway with a session. Each
+ * Admin views: payment connections through the real gateway with a session. Each
  * connection answers with its own receiver URL; its secret is required, stored sealed (it
  * opens to what was sent), rotatable, and never returned.
  */

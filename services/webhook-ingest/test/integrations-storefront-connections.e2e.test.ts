@@ -8,7 +8,7 @@ import { normaliseSourceUrl } from '../src/providers/storefront-b/payload';
 import { findStorefrontClaims } from '../src/tenancy/cross-tenant-lookups';
 
 /**
- * Issue 5, admin views: storefront connections (platforms A and B) through the real gateway
+ * Admin views: storefront connections (platforms A and B) through the real gateway
  * with a session. The webhook secret goes in, is stored sealed (it opens to what was sent),
  * and never comes out: no response carries it or its ciphertext.
  */

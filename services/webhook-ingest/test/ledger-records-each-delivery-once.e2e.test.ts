@@ -5,10 +5,10 @@ import { sql } from 'kysely';
 import { PermanentFailure, recordDelivery, type Delivery } from '../src/ledger/record-delivery';
 
 /**
- * The inbound_events ledger (issue 5, point 7): each (provider, delivery id) is processed once;
- * a redelivery runs nothing; a failed delivery rolls back its writes, is kept as `failed` and
- * may be retried; tenant writes happen under row-level security in the same transaction. A
- * permanent failure (issue 9, item 4) also rolls back, but is recorded and returned, not thrown.
+ * The inbound_events ledger: each (provider, delivery id) is processed once; a redelivery runs
+ * nothing; a failed delivery rolls back its writes, is kept as `failed` and may be retried; tenant
+ * writes happen under row-level security in the same transaction. A permanent failure (a value its
+ * column cannot hold) also rolls back, but is recorded and returned, not thrown.
  */
 describe('recordDelivery', () => {
   const db = testDb();

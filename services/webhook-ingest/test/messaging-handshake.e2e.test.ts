@@ -2,7 +2,7 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * SPEC.md (Readiness and handshake GET behavior): GET /api/messaging/webhooks/cloud-api, the
+ * GET /api/messaging/webhooks/cloud-api, the
  * subscription check Meta makes, through the real gateway with real query strings (Express 5
  * keeps the dotted `hub.*` keys literal). A GET writes nothing whatever it carries.
  */

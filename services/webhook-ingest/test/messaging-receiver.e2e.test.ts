@@ -12,8 +12,8 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * POST /api/messaging/webhooks/cloud-api (SPEC.md, Inbound webhook receivers; Authentication
- * 4, messaging) through the real gateway against real Postgres: one stack with
+ * POST /api/messaging/webhooks/cloud-api (specified: `x-hub-signature-256` with
+ * MESSAGING_APP_SECRET) through the real gateway against real Postgres: one stack with
  * MESSAGING_APP_SECRET (signatures required) and one without (verification skipped, with
  * warnings). Both live in this one file because it is the only writer of the messaging
  * tables and ledger rows, so the before/after counts of the rejections are exact.

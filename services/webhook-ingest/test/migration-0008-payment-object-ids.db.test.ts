@@ -11,11 +11,11 @@ import { migrations } from '@crm/shared/db/migrations';
 import { Migrator, sql } from 'kysely';
 
 /**
- * Migration 0008 on a database that already holds payments, duplicates included (what the
- * Razorpay receiver could store before issue 9): it backfills provider_object_id from the
- * stored payloads with the receivers' rule, gives it only to the oldest row of each payment,
- * keeps every row, and so creates its unique index without failing. Afterwards another row
- * for a payment already stored is refused by that index.
+ * Migration 0008 on a database that already holds payments, duplicates included (what the Razorpay
+ * receiver could store while its ledger key came from an unsigned header): it backfills
+ * provider_object_id from the stored payloads with the receivers' rule, gives it only to the oldest
+ * row of each payment, keeps every row, and so creates its unique index without failing. Afterwards
+ * another row for a payment already stored is refused by that index.
  */
 const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
 const name = `crm_mig0008_${randomUUID().replace(/-/g, '').slice(0, 8)}`;

@@ -19,7 +19,7 @@ import {
 } from '../src/providers/network/handle';
 
 /*
- * Group commit of network deliveries (issue 15, item 3): concurrent deliveries are written in
+ * Group commit of network deliveries: concurrent deliveries are written in
  * one transaction, and each still gets the answer it would have got alone, in arrival order.
  */
 const database = testDb();

@@ -14,7 +14,7 @@ import request from 'supertest';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 5: POST/GET /api/webhooks/network through the real gateway in front of a real
+ * POST/GET /api/webhooks/network through the real gateway in front of a real
  * webhook-ingest, against real Postgres. Every stored row, outbox event and ledger row is
  * read back; every refused request is shown to write nothing.
  */

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { NETWORK_TOLERANCE_SECONDS, verifyNetworkSignature } from '../src/providers/network/verify';
 
 /**
- * The network receiver's pure verify (SPEC.md, Authentication 4): HMAC-SHA256 over
+ * The network receiver's pure verify (specified): HMAC-SHA256 over
  * `<t>.<raw body>`, 300 s tolerance either way, every failure a 401. Signatures here are
  * computed with node:crypto directly, not with code under test.
  */

@@ -8,7 +8,7 @@ import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { TEST_PUBLIC_BASE_URL, testSecretBox, useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 9, item 4: a genuine signed delivery carrying a value its column cannot hold (an
+ * A genuine signed delivery carrying a value its column cannot hold (an
  * amount beyond numeric(16,2), a call duration beyond integer) is not a 500 that the provider
  * retries forever. It is answered 200 `{ received: true, stored: false, reason }` (TwiML for
  * telephony), kept in the ledger as `failed` with the reason and the tenant, and nothing of it

@@ -9,7 +9,7 @@ import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { TEST_PUBLIC_BASE_URL, testSecretBox, useReceiverStack } from './support/receiver-stack';
 
 /**
- * Issue 9, item 3: the ledger key of every receiver is something the signature covers, so a
+ * The ledger key of every receiver is something the signature covers, so a
  * genuine signed delivery re-sent with its UNSIGNED id header changed or removed (Razorpay's
  * x-razorpay-event-id, Twilio's I-Twilio-Idempotency-Token, the storefronts' webhook/delivery
  * id headers) is a redelivery: 2xx, no new ledger row, no new record, no new outbox event.

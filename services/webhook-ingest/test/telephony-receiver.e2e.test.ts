@@ -16,8 +16,8 @@ import { handleCallDelivery } from '../src/providers/telephony/handle';
 import { TEST_PUBLIC_BASE_URL, useReceiverStack } from './support/receiver-stack';
 
 /**
- * POST /api/communications/webhooks (SPEC.md, Inbound webhook receivers; Authentication 4,
- * telephony) through the real gateway against real Postgres. Signatures are made by the
+ * POST /api/communications/webhooks (specified: `X-Telephony-Signature` with
+ * TELEPHONY_AUTH_TOKEN) through the real gateway against real Postgres. Signatures are made by the
  * `twilio` package over the PUBLIC URL (TEST_PUBLIC_BASE_URL + path), as Twilio would sign
  * the URL registered in its console. A second stack has no TELEPHONY_AUTH_TOKEN. Both live in
  * this one file, the only writer of call_logs and telephony ledger rows, so the before/after

@@ -20,7 +20,7 @@ export function prepareLeads(rows: readonly unknown[]): {
 }
 
 /**
- * A batch of lead import items (SPEC.md, Lead import item) stored in the caller's tenant
+ * A batch of lead import items stored in the caller's tenant
  * transaction, as POST /api/v1/import/leads does it: each row validated and normalised, the
  * valid ones upserted by email (with `lead.created` / `lead.updated` events), the others
  * reported as `{ index, error }`. `data` has the stored lead of every valid row, in order.

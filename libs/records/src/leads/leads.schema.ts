@@ -7,7 +7,10 @@ export const MAX_LEAD_EMAIL = 320;
 export const MAX_LEAD_TEXT = 200;
 /** The optional text columns an import item may set. */
 export const LEAD_TEXT_FIELDS = ['first_name', 'last_name', 'phone'] as const;
-/** Keys of an import item that are not custom fields (SPEC.md, Lead import item). */
+/**
+ * Keys of an import item that are not custom fields (specified: every other key goes into
+ * custom_fields).
+ */
 export const LEAD_ITEM_KEYS = [
   'email',
   ...LEAD_TEXT_FIELDS,
@@ -24,9 +27,9 @@ function shownValue(value: unknown): string {
 }
 
 /**
- * The texts of an import error item (SPEC.md: `Email is required`; the others are ours, and
- * clients already read them): the import route, the public form and MCP's ingest_leads all
- * answer these.
+ * The texts of an import error item (specified: `Email is required` for a row without email; the
+ * others are ours, and clients already read them): the import route, the public form and MCP's
+ * ingest_leads all answer these.
  */
 export const LEAD_ERRORS = {
   notAnObject: 'Lead must be an object',
@@ -58,7 +61,7 @@ const source = z
   .meta({ description: 'Normalised server-side (`Web Form` -> `web_form`); default api_import' });
 
 /**
- * One element of `leads` (SPEC.md, Lead import item), as a zod schema: the shape the OpenAPI
+ * One element of `leads` (a lead import item), as a zod schema: the shape the OpenAPI
  * document and MCP's ingest_leads describe. Its first issue is the text normalizeLead answers
  * for the same row: normalizeLead is this schema compiled by hand for the 10,000-row import
  * (a zod parse of every row costs more than the whole normalisation does), and a test holds the
@@ -106,11 +109,11 @@ export const leadImportItemSchema = z.preprocess(
       },
       { error: LEAD_ERRORS.notAnObject },
     )
-    // SPEC.md: unknown keys, such as `company`, go into custom_fields.
+    // Specified: unknown keys, such as `company`, go into custom_fields.
     .catchall(z.unknown()),
 );
 
-/** Element of the import's `data` (SPEC.md, Lead import result item). */
+/** Element of the import's `data` (specified: `id`, `email`, `status`, `source`). */
 export const leadResultItemSchema = z.object({
   id: z.uuid(),
   email: z.string(),

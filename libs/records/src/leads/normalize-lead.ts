@@ -96,7 +96,7 @@ function optionalText(
 }
 
 /**
- * One element of `leads` (SPEC.md, Lead import item) to a LeadInput, or the error text of
+ * One element of `leads` (a lead import item) to a LeadInput, or the error text of
  * its `errors` entry (LEAD_ERRORS). The rules are leadImportItemSchema's, written out by hand
  * for speed: the first problem in the schema's key order is the one reported.
  */
@@ -144,7 +144,7 @@ export function normalizeLead(row: unknown): NormalizeResult {
     }
     Object.assign(lead.custom_fields, fields.custom_fields);
   }
-  // SPEC.md: unknown keys, such as `company`, go into custom_fields.
+  // Specified: unknown keys, such as `company`, go into custom_fields.
   for (const key of Object.keys(fields)) {
     if (!KNOWN_KEYS.has(key)) lead.custom_fields[key] = fields[key];
   }

@@ -29,9 +29,9 @@ export async function withTenant<T>(
 }
 
 /**
- * Runs `fn` as the system role, which the tenant tables let through their `system_access`
- * policy. Only the named cross-tenant lookups of DESIGN.md (Tenancy) and the outbox relay use
- * it; everything else goes through withTenant.
+ * Runs `fn` as the system role, which the tenant tables let through their `system_access` policy.
+ * Only the named cross-tenant lookups (one `tenancy/cross-tenant-lookups.ts` per service) and the
+ * outbox relay use it; everything else goes through withTenant.
  */
 export async function withSystemScope<T>(
   db: Kysely<Database>,

@@ -1,8 +1,9 @@
 /**
- * Typed errors, one per row of SPEC.md (Errors). Throw them anywhere in a request; the error
+ * Typed errors, one per status and envelope code: the specified ones (400 INVALID_REQUEST to
+ * 503 SERVICE_UNAVAILABLE) and our 413 and 415. Throw them anywhere in a request; the error
  * middleware renders the failure envelope `{ success: false, error, code, message, details }`.
  *
- * `error` is the short text callers branch on (SPEC.md quotes some: `Unauthorized`,
+ * `error` is the short text callers branch on (some are specified: `Unauthorized`,
  * `No active tenant membership`); `message` is a human sentence; `details` carries structure
  * (validation issues, `retryAfter`).
  */
@@ -63,10 +64,10 @@ export const errors = {
     new AppError({ status: 400, code: 'INVALID_REQUEST', error, message, details }),
   validation: kind(400, 'VALIDATION_ERROR', 'Validation failed'),
   invalidJson: kind(400, 'INVALID_JSON', 'Invalid JSON'),
-  /** SPEC.md: no session on a Session route -> 401, `error` = `Unauthorized`. */
+  /** Specified: no session on a Session route -> 401, `error` = `Unauthorized`. */
   unauthorized: kind(401, 'UNAUTHORIZED', 'Unauthorized'),
   forbidden: kind(403, 'FORBIDDEN', 'Forbidden'),
-  /** SPEC.md: signed in without an active membership -> 403 `No active tenant membership`. */
+  /** Specified: signed in without an active membership -> 403 `No active tenant membership`. */
   noActiveMembership: kind(403, 'TENANT_ACCESS_DENIED', 'No active tenant membership'),
   tenantAccessDenied: kind(403, 'TENANT_ACCESS_DENIED', 'Tenant access denied'),
   notFound: kind(404, 'NOT_FOUND', 'Not found'),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 /** `lead.imported`, `deal.created`, `email.replied`: lower-case dot-separated tokens (NATS-safe). */
 export const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
-/** DESIGN.md (Events): the one envelope every event travels in, through outbox and bus. */
+/** The one envelope every event travels in, through outbox and bus. */
 export const eventEnvelopeSchema = z.object({
   id: z.uuid(),
   type: z

@@ -1,4 +1,4 @@
-/** Every event is published on `<prefix>.<type>`; the default prefix is DESIGN.md's `crm.events`. */
+/** Every event is published on `<prefix>.<type>`; the default prefix is `crm.events`. */
 export const DEFAULT_SUBJECT_PREFIX = 'crm.events';
 
 export function subjectFor(prefix: string, type: string): string {

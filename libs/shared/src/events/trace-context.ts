@@ -11,7 +11,7 @@ import { runInSpan } from '../telemetry/run-in-span';
 import type { EventEnvelope } from './envelope';
 
 /**
- * Trace context across the outbox and the bus (DESIGN.md, Events): the writer's W3C context is
+ * Trace context across the outbox and the bus: the writer's W3C context is
  * stored in the envelope (createEvent), carried in the NATS message headers as well (so tools
  * that read headers see it), and every consumer runs its handler in a span whose parent is that
  * context. Without a registered OpenTelemetry SDK all of this is the API's no-op.

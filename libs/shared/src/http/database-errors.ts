@@ -24,8 +24,9 @@ interface DriverError {
 }
 
 /**
- * Maps a node-postgres error to the envelope codes of SPEC.md. The driver's own text (table
- * names, constraint names, values) never reaches the client: only our fixed messages do.
+ * Maps a node-postgres error to the specified envelope codes (DATABASE_ERROR, SERVICE_UNAVAILABLE,
+ * ...). The driver's own text (table names, constraint names, values) never reaches the client:
+ * only our fixed messages do.
  */
 export function databaseErrorToAppError(err: unknown): AppError | undefined {
   if (typeof err !== 'object' || err === null) return undefined;

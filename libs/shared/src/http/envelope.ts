@@ -1,14 +1,14 @@
 import type { Response } from 'express';
 import type { AppError } from '../errors';
 
-/** SPEC.md (Response envelopes): success envelope. */
+/** The success envelope (specified: `success` (true), `data`, `message`). */
 export interface SuccessEnvelope<T> {
   success: true;
   data: T;
   message: string;
 }
 
-/** SPEC.md (Response envelopes): failure envelope. */
+/** The failure envelope (specified: `success` (false), `error`, `code`, `message`, `details`). */
 export interface FailureEnvelope {
   success: false;
   error: string;

@@ -1,9 +1,9 @@
 import { AppError } from '../errors';
 
 /**
- * What a provider's pure `verify()` returns: accepted, or the exact rejection SPEC.md
- * (Authentication 4, Errors) prescribes for that receiver. A rejection is answered before
- * any JSON parse or database write.
+ * What a provider's pure `verify()` returns: accepted, or the exact rejection specified for
+ * that receiver (e.g. billing: header missing 400; network: bad signature 401). A rejection is
+ * answered before any JSON parse or database write.
  */
 export type Verification = { ok: true } | { ok: false; rejection: AppError };
 
@@ -26,7 +26,7 @@ export function verifyWithEither(
 
 /** The documented rejections, each rendered in the failure envelope. */
 export const reject = {
-  /** A required signature header is absent (billing: 400, SPEC.md). */
+  /** A required signature header is absent (billing: 400, specified). */
   missingHeader: (header: string): Verification => ({
     ok: false,
     rejection: new AppError({
@@ -71,7 +71,7 @@ export const reject = {
   }),
 };
 
-/** SPEC.md: billing (and network, 503) refuse when their secret is unset. */
+/** Specified: billing (and network, 503) refuse when their secret is unset. */
 export function secretNotConfigured(receiver: string): AppError {
   return new AppError({
     status: 503,

@@ -15,7 +15,10 @@ extendZodWithOpenApi(z);
 
 export { OpenAPIRegistry };
 
-/** How a caller authenticates (SPEC.md Authentication): the names of the security schemes. */
+/**
+ * How a caller authenticates (specified: session, HMAC-signed, MCP bearer key, provider
+ * signature, or public): the names of the security schemes.
+ */
 export type Auth =
   | 'session'
   | 'public'
@@ -76,7 +79,7 @@ export const failureEnvelope = z
   })
   .openapi('FailureEnvelope');
 
-/** Non-enveloped routes (SPEC.md Errors): `{ error: <text> }`. */
+/** Non-enveloped routes (specified): `{ error: <text> }`. */
 export const legacyError = z.object({ error: z.string() }).openapi('LegacyError');
 
 /** Any stored record the response schema does not spell out further: an object with an id. */
@@ -197,7 +200,7 @@ export interface Operation {
   };
   /** Failure statuses besides the ones the auth brings (401 and 429 for Session routes). */
   errors?: number[];
-  /** Errors come as `{ error }` (SPEC.md: non-enveloped routes). */
+  /** Errors come as `{ error }` (specified for non-enveloped routes). */
   legacyErrors?: boolean;
 }
 
@@ -276,7 +279,10 @@ export function addOperation(registry: OpenAPIRegistry, op: Operation): void {
 /** `{ id }` as a path parameter. */
 export const idParam = (name = 'id') => z.object({ [name]: z.uuid() });
 
-/** GET /health: every service's internal probe (SPEC.md Health response). */
+/**
+ * GET /health: every service's internal probe (specified:
+ * `{ status, version, uptime, checks: { database, memory } }`).
+ */
 export const healthResponse = z
   .object({
     status: z.enum(['healthy', 'degraded', 'unhealthy']),

@@ -25,7 +25,10 @@ const wholeNumber = (name: string) =>
     .number({ message: `${name} must be a whole number` })
     .int({ message: `${name} must be a whole number` });
 
-/** The zod schema of SPEC.md's page parameters for one resource (also used for OpenAPI). */
+/**
+ * The zod schema of the specified page parameters (`page`, `pageSize`, `sortBy`, `sortOrder`) for
+ * one resource (also used for OpenAPI).
+ */
 export function pageQuerySchema<S extends string>(options: PageOptions<S>) {
   return z.object({
     page: wholeNumber('page').min(1, { message: 'page must be 1 or more' }).default(1),

@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { PageQuery } from './page-query';
 
-/** SPEC.md paginated result. */
+/** A paginated result (specified: `items`, `total`, `page`, `pageSize`, `totalPages`). */
 export interface Page<T> {
   items: T[];
   total: number;

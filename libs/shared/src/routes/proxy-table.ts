@@ -5,7 +5,7 @@
  * prefix this table does not give it. The first matching row wins, so narrower prefixes come
  * first.
  *
- * - `session`: a signed-in user with an active membership (SPEC.md Authentication 1); the
+ * - `session`: a signed-in user with an active membership (specified: else 401 or 403); the
  *   request goes on with the signed identity header, under the tenant's rate limit.
  * - `public`: no authentication, a per-client-IP rate limit, open cross-origin.
  * - `service-checked`: the service verifies the caller itself (provider signature, bearer
@@ -49,7 +49,7 @@ export const PROXY_TABLE: readonly ProxyRoute[] = [
 export const GATEWAY_PREFIXES: readonly string[] = [
   '/api/auth',
   '/api/health',
-  // The API reference (issue 14): the OpenAPI document and the endpoint browser.
+  // The API reference: the OpenAPI document and the endpoint browser.
   '/api/openapi.json',
   '/api-docs',
 ];

@@ -16,10 +16,10 @@ import { allRowCounts } from './row-counts';
 import { testAppDeps } from './service-basics';
 
 /**
- * Issue 9, item 6 for a service that so far serves only its health probe and the Session
- * prefixes it refuses without the gateway's identity: generated hostile query strings,
- * headers (forged identity headers among them) and bodies at `paths`, straight at the
- * service. Never a 5xx, and a refused request writes no row (on a database of its own).
+ * The hostile-input properties for a service that so far serves only its health probe and the
+ * Session prefixes it refuses without the gateway's identity: generated hostile query strings,
+ * headers (forged identity headers among them) and bodies at `paths`, straight at the service.
+ * Never a 5xx, and a refused request writes no row (on a database of its own).
  */
 export function describeFuzzedRequests(service: ServiceDefinition, paths: string[]): void {
   describe(`${service.name}: hostile requests`, () => {

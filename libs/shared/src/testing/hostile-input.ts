@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { Response } from 'supertest';
 
 /**
- * fast-check generators of what a hostile or careless client sends (issue 9, item 6), shared
+ * fast-check generators of what a hostile or careless client sends, shared
  * by every service's property test: JSON texts with U+0000, unpaired surrogates, prototype
  * keys, huge numbers, wrong types and deep nesting; query strings; headers; path segments.
  * Everything is produced as the exact text or bytes sent, so a failure prints what to replay.
@@ -436,7 +436,7 @@ function describeRequest(req: FuzzedRequest, res: Response): string {
 }
 
 /**
- * The properties of issue 9, item 6 for one answered request: never a 5xx; a 4xx in the
+ * The hostile-input properties for one answered request: never a 5xx; a 4xx in the
  * failure envelope (or a route's own legacy `{ error }` shape); and when it is a 4xx,
  * the rows `before` and `after` (table -> count) are the same.
  */

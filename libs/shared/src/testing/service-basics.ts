@@ -32,7 +32,7 @@ export function testAppDeps(
 
 /**
  * What every service must do whatever its capability: answer its internal health probe
- * (SPEC.md health shape) and render unknown routes as the 404 envelope.
+ * (the specified health shape) and render unknown routes as the 404 envelope.
  */
 export function describeServiceBasics(service: ServiceDefinition): void {
   describe(`${service.name}: health and unknown routes`, () => {

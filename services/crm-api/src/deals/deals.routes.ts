@@ -38,7 +38,7 @@ async function checkReferences(
   }
 }
 
-/** /api/crm/deals: list (SPEC.md `{ deals }`), create, read, update, delete. */
+/** /api/crm/deals: list (the specified legacy `{ deals }`), create, read, update, delete. */
 export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
   const router = Router();
   router.use('/api/crm/deals', jsonBody(bodyLimitBytes));

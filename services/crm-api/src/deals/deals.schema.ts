@@ -1,7 +1,7 @@
 import { dealStageSchema, uuid } from '@crm/records';
 import { z } from 'zod';
 
-/** SPEC.md: `limit` defaults to 100; our documented maximum is 1,000. */
+/** Specified: `limit` defaults to 100; our documented maximum is 1,000. */
 export const DEALS_DEFAULT_LIMIT = 100;
 export const DEALS_MAX_LIMIT = 1000;
 

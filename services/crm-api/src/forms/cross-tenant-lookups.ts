@@ -1,5 +1,5 @@
 /**
- * crm-api's cross-tenant lookups (DESIGN.md, Tenancy): what it must know before a tenant is
+ * crm-api's cross-tenant lookups: what it must know before a tenant is
  * known. Each runs in the system scope and returns only what it resolves; nothing else in
  * crm-api reads outside a tenant scope.
  */

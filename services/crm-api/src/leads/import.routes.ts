@@ -13,7 +13,7 @@ export interface ImportOptions {
 }
 
 /**
- * POST /api/v1/import/leads, to the letter of SPEC.md: 200 `{ success, imported, failed,
+ * POST /api/v1/import/leads, as specified: 200 `{ success, imported, failed,
  * errors, data }` even when rows fail; 400 `Invalid request: leads array required` when
  * `leads` is missing, empty or not an array.
  */
@@ -49,7 +49,7 @@ export function importRoutes(options: ImportOptions): Router {
       return ingested;
     });
     res.status(200).json({
-      // The request was processed; per-row outcomes are in imported/failed/errors (SPEC.md rule 2).
+      // The request was processed; per-row outcomes are in imported/failed/errors (specified).
       success: true,
       imported: result.imported,
       failed: result.failed,

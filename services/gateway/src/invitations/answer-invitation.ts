@@ -46,8 +46,8 @@ async function answerOwnInvitation<T>(
 
 /**
  * Accepting makes the user an active member with the invited role, joined now: with no header
- * and no active-tenant cookie this tenant is then theirs by default (SPEC.md, Authentication
- * 1.5), which is now their own choice.
+ * and no active-tenant cookie this tenant is then theirs by default (specified: header, then
+ * cookie, then the most recently joined active membership), which is now their own choice.
  */
 export function acceptInvitation(
   db: Kysely<Database>,

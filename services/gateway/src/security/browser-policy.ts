@@ -4,7 +4,7 @@ import helmet from 'helmet';
 
 /**
  * Response headers a browser script may read cross-origin beyond the CORS-safelisted ones:
- * the rate-limit state and Retry-After (issue 3, point 13) and the request id for support.
+ * the rate-limit state and Retry-After and the request id for support.
  */
 export const EXPOSED_HEADERS = [
   'Retry-After',

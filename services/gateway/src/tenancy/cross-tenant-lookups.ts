@@ -1,5 +1,5 @@
 /**
- * The gateway's cross-tenant lookups (DESIGN.md, Tenancy): everything it must know before a
+ * The gateway's cross-tenant lookups: everything it must know before a
  * tenant is chosen. Each runs in the system scope and returns only what it resolves; nothing
  * else in the gateway reads outside a tenant scope.
  */
@@ -68,7 +68,10 @@ function membershipsQuery(trx: Trx, userId: string) {
     .orderBy('tenants.id');
 }
 
-/** Every membership of a user, most recently joined first (SPEC.md tenant selection order). */
+/**
+ * Every membership of a user, most recently joined first (the specified fallback of tenant
+ * selection).
+ */
 export function listMemberships(db: Kysely<Database>, userId: string): Promise<Membership[]> {
   return withSystemScope(db, (trx) => membershipsQuery(trx, userId).execute());
 }

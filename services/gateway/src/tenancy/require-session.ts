@@ -23,7 +23,7 @@ declare module 'http' {
   }
 }
 
-/** The signed-in user of a request, or 401 `Unauthorized` (SPEC.md Authentication 1.2). */
+/** The signed-in user of a request, or 401 `Unauthorized` (specified). */
 function sessionTokenHash(req: Request): string | undefined {
   const token = readCookie(req, SESSION_COOKIE);
   return token ? hashSessionToken(token) : undefined;
@@ -47,11 +47,11 @@ export function tenantRequestOf(req: Request) {
 }
 
 /**
- * Every Session route: a session (else 401 `Unauthorized`), then an active membership chosen
- * by the SPEC.md selection order (else 403 `No active tenant membership` / `TENANT_ACCESS_DENIED`).
- * On success `req.identity` holds user, tenant and role for the signed header to the service.
- * With a cache, a session resolved in the last SESSION_CACHE_TTL_MS is reused (see
- * session-cache.ts for how sign-out and membership changes reach every replica).
+ * Every Session route: a session (else 401 `Unauthorized`), then an active membership chosen by the
+ * specified selection order (see select-tenant.ts; else 403 `No active tenant membership` /
+ * `TENANT_ACCESS_DENIED`). On success `req.identity` holds user, tenant and role for the signed
+ * header to the service. With a cache, a session resolved in the last SESSION_CACHE_TTL_MS is
+ * reused (see session-cache.ts for how sign-out and membership changes reach every replica).
  */
 export function requireTenantSession(pool: Pool, cache?: SessionCache): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {

@@ -11,8 +11,8 @@ export interface TenantRequest {
 export type TenantSelection = { ok: true; membership: Membership } | { ok: false; error: AppError };
 
 /**
- * SPEC.md (Authentication 1.5): header `x-tenant-id`, else the active-tenant cookie, else the
- * most recently joined active membership. A header or cookie naming a tenant where the user has
+ * The specified tenant selection order: header `x-tenant-id`, else the active-tenant cookie, else
+ * the most recently joined active membership. A header or cookie naming a tenant where the user has
  * no active membership is refused, never silently replaced by another tenant.
  */
 export function selectTenant(memberships: Membership[], request: TenantRequest): TenantSelection {

@@ -1,5 +1,5 @@
 /**
- * mcp-ingest's cross-tenant lookups (DESIGN.md, Tenancy): what it must know before a tenant is
+ * mcp-ingest's cross-tenant lookups: what it must know before a tenant is
  * known. Each runs in the system scope and returns only what it resolves; everything else runs
  * inside withTenant for the key's tenant.
  */

@@ -61,7 +61,7 @@ function splitRecords(records: unknown[]): { valid: SourceRecord[]; errors: Reco
 }
 
 /**
- * POST /api/migrate/ingest (SPEC.md, Authentication 2; docs/migrate.md). In order: the raw
+ * POST /api/migrate/ingest (specified: HMAC-signed; docs/migrate.md). In order: the raw
  * bytes are verified (secret, timestamp, signature: 401 with the reason, nothing written),
  * the nonce is recorded durably (401 `replay` when used before, 401 `nonce_store_error` when
  * it cannot be recorded: fails closed), then the body is parsed and checked (400), the tenant

@@ -7,10 +7,10 @@ export const MAX_EXTERNAL_ID = 150;
 export const SOURCE_SYSTEM_PATTERN = /^[a-z0-9][a-z0-9_.-]*$/;
 
 /**
- * POST /api/migrate/ingest (our design; SPEC.md says "not shown"): which tenant (its id or its
- * slug), which source system and record type, and the records, each carrying the source's own
- * `external_id`. Record fields are checked one by one (a refused record is an `{ index, error }`
- * of the answer, the others are stored); this schema checks only the envelope.
+ * POST /api/migrate/ingest (our design; the specification leaves the body open): which tenant
+ * (its id or its slug), which source system and record type, and the records, each carrying the
+ * source's own `external_id`. Record fields are checked one by one (a refused record is an
+ * `{ index, error }` of the answer, the others are stored); this schema checks only the envelope.
  */
 export function ingestBodySchema(maxRecords: number) {
   return z.object({

@@ -13,7 +13,7 @@ const MESSAGES: Record<RejectionReason, string> = {
     'The nonce could not be recorded, so the request was refused; retry it signed anew',
 };
 
-/** SPEC.md: every rejection of a signed call is a 401 whose `error` is the reason. */
+/** Specified: every rejection of a signed call is a 401 whose `error` is the reason. */
 export function rejection(reason: RejectionReason): AppError {
   return new AppError({
     status: 401,

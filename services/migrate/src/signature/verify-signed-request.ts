@@ -2,13 +2,13 @@ import { safeEqual, svcSignature } from '@crm/shared/crypto';
 import { headerValue } from '@crm/shared/inbound';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** SPEC.md, Authentication 2.6: the timestamp must lie within 5 minutes of the server's clock. */
+/** Specified: the timestamp must lie within 5 minutes of the server's clock. */
 export const SKEW_WINDOW_MS = 5 * 60 * 1000;
 const MAX_NONCE_LENGTH = 200;
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 const MILLISECONDS = /^\d{1,16}$/;
 
-/** The reasons SPEC.md (Errors, Migration receiver rejections) lists; callers branch on them. */
+/** The specified rejection reasons; callers branch on them, not on the status. */
 export type RejectionReason =
   | 'missing_signing_secret'
   | 'timestamp_out_of_range'

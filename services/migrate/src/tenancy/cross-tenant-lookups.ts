@@ -1,5 +1,5 @@
 /**
- * migrate's one cross-tenant lookup (DESIGN.md, Tenancy): the tenant a signed migration names,
+ * migrate's one cross-tenant lookup: the tenant a signed migration names,
  * by id or slug. It runs in the system scope and returns only the id; every write after it
  * runs inside withTenant.
  */

@@ -9,7 +9,10 @@ import {
 } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
 
-/** One accepted (verified, or accepted unverified where SPEC.md allows) delivery. */
+/**
+ * One accepted delivery: verified, or accepted unverified where that is specified (a storefront
+ * connection without a stored secret, messaging without an app secret).
+ */
 export interface Delivery {
   /** Ledger provider key: `billing`, `email`, `storefront_a`, `payments_stripe`, ... */
   provider: string;

@@ -9,7 +9,10 @@ import { storefrontAReceiver } from './storefront-a/storefront-a.routes';
 import { storefrontBReceiver } from './storefront-b/storefront-b.routes';
 import { telephonyReceiver } from './telephony/telephony.routes';
 
-/** SPEC.md (Inbound webhook receivers): one router per row of the receivers table. */
+/**
+ * One router per specified receiver (billing, email, network, messaging, telephony, storefronts,
+ * payments).
+ */
 export const RECEIVERS: ReadonlyArray<(ctx: ReceiverContext) => Router> = [
   billingReceiver,
   emailReceiver,

@@ -1,5 +1,5 @@
 /**
- * webhook-ingest's cross-tenant lookups (DESIGN.md, Tenancy): a delivery names a provider
+ * webhook-ingest's cross-tenant lookups: a delivery names a provider
  * account, number, message or connection, never a tenant; these resolve it. Each takes a
  * transaction in the system scope (a DeliveryScope's `trx`, or `withSystemScope(db, ...)`
  * before a delivery is claimed) and returns only what it resolves. Nothing else in

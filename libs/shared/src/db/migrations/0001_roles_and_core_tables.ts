@@ -64,7 +64,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     joined_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant_id, user_id)
   )`.execute(db);
-  // Session -> memberships, newest first (SPEC.md tenant selection falls back to it).
+  // Session -> memberships, newest first (specified: tenant selection falls back to the most
+  // recently joined active membership).
   await sql`CREATE INDEX tenant_users_by_user ON tenant_users (user_id, joined_at DESC)`.execute(
     db,
   );

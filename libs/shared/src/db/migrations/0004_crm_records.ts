@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /**
- * crm-api's records: leads (SPEC.md table crm_leads), import jobs (import_jobs), contacts (a
+ * crm-api's records: leads (crm_leads, the specified table), import jobs (import_jobs), contacts (a
  * minimal table so deals can point at one; their API comes later), deals, web forms and their
  * submissions. Every table is tenant-owned under row-level security.
  */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /**
- * webhook-ingest's records (SPEC.md, Stored records written by inbound receivers, and issue 5):
+ * webhook-ingest's records:
  * the inbound event ledger, the provider accounts and connections that resolve a delivery's
  * tenant, and the activity the receivers store. Every table is tenant-owned under row-level
  * security; the ledger's tenant is null while (or because) a delivery's tenant is unknown.
@@ -51,7 +51,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   );
   await enableTenantRls(db, 'inbound_events');
 
-  // Email (SPEC.md): original sends, looked up by provider_message_id; opens, clicks, replies.
+  // Email (specified): original sends, looked up by provider_message_id; opens, clicks, replies.
   await sql`CREATE TABLE email_messages (
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /**
- * Joining a tenant needs the user's consent (issue 9): adding a member by email stores an
+ * Joining a tenant needs the user's consent: adding a member by email stores an
  * invitation addressed to that email, and a `tenant_users` row (active, joined now) appears
  * only when the owner of that email accepts. One table whether or not the email has an
  * account yet, so the add answers the same either way and a stranger's user id never enters

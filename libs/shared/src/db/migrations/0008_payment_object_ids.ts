@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Payments recorded once per payment, not once per delivery (issue 9, item 3). A payment row
+ * Payments recorded once per payment, not once per delivery. A payment row
  * was unique only per (connection, event id), and Razorpay's event id came from an unsigned
  * header: a genuine signed body re-sent with another id stored the payment again. Besides the
  * event key (now always read from the signed body), each row keeps the provider's id of what

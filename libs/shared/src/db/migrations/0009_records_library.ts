@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /**
- * The record types libs/records writes for every service (issue 10), in the tables the
+ * The record types libs/records writes for every service, in the tables the
  * receivers already use where they fit:
  *
  * - contacts gain `external_id` (the sender's own id: MCP and migrate upsert by it, unique per

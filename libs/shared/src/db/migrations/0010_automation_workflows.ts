@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /**
- * The automation service (issue 11): workflows (a trigger and an ordered list of nodes, with a
+ * The automation service: workflows (a trigger and an ordered list of nodes, with a
  * sealed Standard Webhooks signing secret), their runs and one step row per node.
  *
  * A run is unique per (workflow, triggering event): a redelivered event finds its run already

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
-/** What an MCP ingest key may be allowed to write (SPEC.md, Authentication 3). */
+/** What an MCP ingest key may be allowed to write (specified: one or more of these scopes). */
 export const MCP_SCOPES = [
   'mcp:ingest:leads',
   'mcp:ingest:contacts',

@@ -4,9 +4,9 @@ import { enableTenantRls } from './tenant-rls';
 export const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'note', 'task'] as const;
 
 /**
- * Activities: what happened with a lead, contact or deal (a call, an email, a meeting, a note,
- * a task), the planned resource SPEC.md names. Written by migrations today (the history a
- * previous CRM holds); the REST resource is not callable yet.
+ * Activities: what happened with a lead, contact or deal (a call, an email, a meeting, a note, a
+ * task), one of the planned resources the endpoint browser lists (specified). Written by migrations
+ * today (the history a previous CRM holds); the REST resource is not callable yet.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const types = sql.raw(ACTIVITY_TYPES.map((t) => `'${t}'`).join(', '));

@@ -21,9 +21,9 @@ import { verify } from './verify';
 export const BILLING_PATH = '/api/webhooks/billing';
 
 /**
- * SPEC.md (Inbound webhook receivers): our own subscription provider. GET is the readiness
- * probe; POST is verified (billing-signature, Stripe scheme) on the raw bytes, then the event
- * updates the tenant's subscription record and plan. Every verified event is recorded once in
+ * /api/webhooks/billing (specified: POST and GET): our own subscription provider. GET is the
+ * readiness probe; POST is verified (billing-signature, Stripe scheme) on the raw bytes, then the
+ * event updates the tenant's subscription record and plan. Every verified event is recorded once in
  * the ledger under its event id; a redelivery is acknowledged and changes nothing.
  */
 export function billingReceiver(ctx: ReceiverContext): Router {
@@ -66,7 +66,10 @@ export function billingReceiver(ctx: ReceiverContext): Router {
   return router;
 }
 
-/** SPEC.md: with no secret the receiver refuses (503), before reading or checking anything. */
+/**
+ * Specified: with no secret the receiver refuses (503 is our choice of status), before reading or
+ * checking anything.
+ */
 function requireSecret(ctx: ReceiverContext): RequestHandler {
   return (_req, _res, next) => {
     next(ctx.config.BILLING_WEBHOOK_SECRET ? undefined : secretNotConfigured('billing'));

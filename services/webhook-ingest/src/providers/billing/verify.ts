@@ -4,8 +4,8 @@ import { verifyStripeSignature } from './stripe-signature';
 export const BILLING_SIGNATURE_HEADER = 'billing-signature';
 
 /**
- * SPEC.md (Authentication 4): `billing-signature` against BILLING_WEBHOOK_SECRET, in the
- * Stripe-Signature scheme (300 s tolerance). Header missing: 400 (SPEC.md, Errors); anything
+ * Specified: `billing-signature` against BILLING_WEBHOOK_SECRET, in the
+ * Stripe-Signature scheme (300 s tolerance). Header missing: 400 (specified); anything
  * that does not verify: 401.
  */
 export function verify(

@@ -18,9 +18,9 @@ import { EMAIL_HEADERS, verifyEmailSignature } from './verify';
 export const EMAIL_PATH = '/api/webhooks/email';
 
 /**
- * SPEC.md (Inbound webhook receivers, email): POST only. Refusals, in order: secret unset ->
- * 503 `Webhook secret not configured` (our choice; SPEC.md leaves it open, and it matches the
- * network receiver's); bad, missing or stale signature -> 401; verified but unreadable body ->
+ * /api/webhooks/email (specified: POST only). Refusals, in order: secret unset ->
+ * 503 `Webhook secret not configured` (our choice; the specification leaves it open, and it matches
+ * the network receiver's); bad, missing or stale signature -> 401; verified but unreadable body ->
  * 400. None of them writes anything, not even the ledger.
  */
 export function emailReceiver(ctx: ReceiverContext): Router {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unprocessable, storableTimestamp } from '@crm/shared/inbound';
 
-/** SPEC.md (Inbound email events): the types stored, and those acknowledged but not stored. */
+/** The email event types stored, and those acknowledged but not stored (specified). */
 export const STORED_EMAIL_TYPES = ['email.opened', 'email.clicked', 'email.replied'] as const;
 export const ACKNOWLEDGED_EMAIL_TYPES = [
   'email.delivered',

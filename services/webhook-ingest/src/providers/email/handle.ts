@@ -14,7 +14,7 @@ interface OriginalMessage {
 }
 
 /**
- * SPEC.md (Inbound email events): finds the original send by its provider message id (its
+ * Specified: finds the original send by its provider message id (its
  * tenant is the event's tenant), then stores an open, click or reply with one outbox event of
  * the same type, or acknowledges the event without storing it. An event about a message we
  * never sent is answered `{ ignored: true }` so the provider does not retry it.

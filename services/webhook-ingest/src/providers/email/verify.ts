@@ -9,7 +9,7 @@ import {
   type Verification,
 } from '@crm/shared/inbound';
 
-/** SPEC.md (Inbound webhook receivers): the Standard Webhooks triple, under our own names. */
+/** The Standard Webhooks triple, under our own names (specified: `email-webhook-*`). */
 export const EMAIL_HEADERS = {
   id: 'email-webhook-id',
   timestamp: 'email-webhook-timestamp',
@@ -21,7 +21,7 @@ export const EMAIL_TOLERANCE_SECONDS = 300;
 const UNIX_SECONDS = /^\d{1,12}$/;
 
 /**
- * SPEC.md (Authentication 4, email): the email provider signs with the Standard Webhooks /
+ * The email provider signs with the Standard Webhooks /
  * Svix scheme, checked by the `svix` library over the raw body (as a UTF-8 string, which is
  * what the scheme signs). Missing headers, a timestamp more than 5 minutes from `now`, or no
  * matching `v1,` signature: 401.

@@ -4,11 +4,10 @@ export type HandshakeAnswer =
   { ok: true; challenge: string } | { ok: false; reason: 'forbidden' | 'missing_challenge' };
 
 /**
- * SPEC.md (Readiness and handshake GET behavior): the subscription check Meta makes when the
- * webhook URL is registered. Only `hub.mode=subscribe` with `hub.verify_token` equal to the
- * configured token earns the echo; with no token configured nobody does. Express 5's 'simple'
- * query parser keeps the dotted keys literal (`req.query['hub.mode']`); a repeated key arrives
- * as an array and is refused like a wrong value.
+ * The subscription check Meta makes when the webhook URL is registered. Only `hub.mode=subscribe`
+ * with `hub.verify_token` equal to the configured token earns the echo (else 403, specified); with
+ * no token configured nobody does. Express 5's 'simple' query parser keeps the dotted keys literal
+ * (`req.query['hub.mode']`); a repeated key arrives as an array and is refused like a wrong value.
  */
 export function answerHandshake(
   query: Record<string, unknown>,

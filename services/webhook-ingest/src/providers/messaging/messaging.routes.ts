@@ -22,9 +22,9 @@ export const UNVERIFIED_WARNING =
   'MESSAGING_APP_SECRET is unset: messaging webhooks are accepted WITHOUT signature verification (development only)';
 
 /**
- * SPEC.md (Inbound webhook receivers, messaging cloud API): GET is the subscription
+ * /api/messaging/webhooks/cloud-api (specified: POST and GET): GET is the subscription
  * handshake; POST carries messages and delivery statuses, signed with the app secret.
- * With no app secret the signature check is skipped (SPEC.md's development fallback), loudly:
+ * With no app secret the signature check is skipped (the specified development fallback), loudly:
  * once when the router is built and on every accepted request, and the ledger says 'skipped'.
  * A tenant proves its claim to a number by having the provider deliver that number's webhooks
  * to the claim's verification URL (this path with `?claim=<token>`; docs/integrations.md).

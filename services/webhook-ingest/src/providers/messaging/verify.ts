@@ -4,7 +4,7 @@ import { verifyBodyHmac, type Verification } from '@crm/shared/inbound';
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 
 /**
- * SPEC.md (Authentication 4, messaging): `x-hub-signature-256: sha256=<hex>`, the HMAC-SHA256
+ * Specified: `x-hub-signature-256: sha256=<hex>`, the HMAC-SHA256
  * of the exact body bytes keyed by the app secret. Missing or wrong -> 401. The scheme signs
  * no timestamp, so there is no clock to check (redeliveries are caught by the ledger).
  */

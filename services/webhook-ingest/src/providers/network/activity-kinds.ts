@@ -3,9 +3,9 @@ import { NETWORK_ACTIVITY_KINDS } from '@crm/shared/db';
 export type NetworkActivityKind = (typeof NETWORK_ACTIVITY_KINDS)[number];
 
 /**
- * SPEC.md (Inbound network events, 1): the one mapping from the partner's event `type` to the
- * strict activity kinds `network_events.kind` accepts. Matching is exact (case-sensitive); a
- * type not in this table is counted as `unsupported` and not stored.
+ * The one mapping from the partner's event `type` to the strict activity kinds
+ * `network_events.kind` accepts (specified: each event is mapped to a strict kind). Matching is
+ * exact (case-sensitive); a type not in this table is counted as `unsupported` and not stored.
  *
  * | Partner type          | Stored kind                   |
  * |-----------------------|-------------------------------|

@@ -6,10 +6,10 @@ import { findNetworkAccounts } from '../../tenancy/cross-tenant-lookups';
 import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
 import type { ClassifiedBatch, NetworkActivity } from './batch';
 
-/** SPEC.md (Limits): network events are inserted in statements of at most 500 rows. */
+/** Specified: network events are inserted in statements of at most 500 rows. */
 export const INSERT_BATCH_ROWS = 500;
 
-/** The response's counts (SPEC.md: `{ ok, inserted, unmatched, unsupported }`). */
+/** The response's counts (`{ ok, inserted, unmatched, unsupported }`; `unmatched` is specified). */
 export interface NetworkCounts {
   inserted: number;
   unmatched: number;
@@ -34,7 +34,7 @@ interface Tally {
 }
 
 /**
- * Stores a verified delivery's supported events (SPEC.md, Inbound network events): one lookup
+ * Stores a verified delivery's supported events: one lookup
  * resolves every account of the batch; events of unknown accounts are dropped and counted
  * unmatched; the rest are inserted under their own tenant (a batch may span tenants), an
  * event already stored for the account (same partner id) is skipped and not counted, and each

@@ -20,7 +20,7 @@ import { verifyNetworkSignature } from './verify';
 export const NETWORK_PATH = '/api/webhooks/network';
 
 /**
- * SPEC.md (Inbound webhook receivers, network): GET is the partner's readiness probe and
+ * /api/webhooks/network (specified: POST and GET): GET is the partner's readiness probe and
  * challenge handshake; POST carries signed activity: one event object, `{ events: [...] }` or
  * a top-level array, at most 5,000 events. POST refusals, in order: secret unset -> 503; a
  * missing, malformed, stale or wrong signature -> 401; a verified body that is not JSON, not

@@ -9,14 +9,14 @@ import {
 } from '@crm/shared/inbound';
 
 export const NETWORK_SIGNATURE_HEADER = 'x-network-signature';
-/** SPEC.md (Limits): network signature timestamp skew, either direction. */
+/** Specified: network signature timestamp skew, 300 s either direction. */
 export const NETWORK_TOLERANCE_SECONDS = 300;
 
 const UNIX_SECONDS = /^\d{1,12}$/;
 const HEX_DIGEST = /^[0-9a-f]{64}$/i;
 
 /**
- * SPEC.md (Authentication 4, network): `x-network-signature: t=<unix_seconds>,v1=<hex>`, v1 the
+ * Specified: `x-network-signature: t=<unix_seconds>,v1=<hex>`, v1 the
  * HMAC-SHA256 of `<t>.<raw body bytes>` keyed by the secret. Several v1 values are allowed (a
  * partner rotating its secret signs with both); one match suffices. A missing or malformed
  * header, a timestamp more than 300 s from `now` either way, or no matching v1: 401.

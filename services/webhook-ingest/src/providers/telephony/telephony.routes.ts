@@ -21,7 +21,7 @@ const PROVIDER = 'telephony';
 export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
 
 /**
- * SPEC.md (Inbound webhook receivers, telephony): call status callbacks, form-encoded and
+ * /api/communications/webhooks (specified: POST): call status callbacks, form-encoded and
  * signed the Twilio way over the PUBLIC URL (PUBLIC_BASE_URL + the path and query as the caller
  * sent them to the gateway; the gateway forwards both untouched). No auth token configured:
  * 503 `Webhook secret not configured`, since an unverifiable callback must not be stored.

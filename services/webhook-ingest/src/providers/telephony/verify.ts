@@ -7,7 +7,7 @@ import { expectedSignature, signedUrlCandidates } from './signature';
 export const SIGNATURE_HEADER = 'x-telephony-signature';
 
 /**
- * SPEC.md (Authentication 4, telephony): `X-Telephony-Signature` is Twilio's scheme, a base64
+ * Specified: `X-Telephony-Signature` is Twilio's scheme, a base64
  * HMAC-SHA1 over the full public URL (as the caller addressed the gateway) and the sorted
  * form parameters of the raw body, keyed by the auth token. Missing or wrong -> 403 (what
  * Twilio's own middleware answers). The scheme signs no timestamp, so no clock is read.
