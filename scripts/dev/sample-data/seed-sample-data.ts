@@ -74,26 +74,26 @@ async function callMcpTool(
  * The demo tenant's sample CRM, written through the gateway as the demo user, exactly as a
  * client would (specified: through the platform's own write paths, events included): so every
  * row passes validation and every write puts its events in the outbox. Runs once per database:
- * a tenant that has any lead already is left alone, so a restart never duplicates anything.
+ * a tenant that has any lead or workflow already is left alone, so a restart never duplicates
+ * anything.
  *
- * The workflow is created before the form is submitted to, so its run history holds real runs
- * (one per submission, sent to the echo receiver) besides one test run.
+ * The workflow comes first: a setting that refuses it (OUTBOUND_ALLOW_PRIVATE_NETWORKS=false)
+ * stops the seeding before anything is written, and the form's submissions all find it, so its
+ * run history holds real runs (one per submission, sent to the echo receiver) beside a test run.
  */
 export async function seedSampleData(target: SampleDataTarget): Promise<SampleDataOutcome> {
   const client = new GatewayClient(target.gatewayUrl);
   await client.signIn(target.email, target.password);
   client.useTenant(target.tenant.id);
-  const before = await client.get<{ total: number }>('/api/crm/leads?pageSize=1');
-  if (before.total > 0) return { state: 'already present' };
+  // The first write is the workflow, the bulk of it leads: either one means a start got here.
+  const leadsBefore = await client.get<{ total: number }>('/api/crm/leads?pageSize=1');
+  const workflowsBefore = await client.get<{ total: number }>(
+    '/api/automations/workflows?pageSize=1',
+  );
+  if (leadsBefore.total > 0 || workflowsBefore.total > 0) return { state: 'already present' };
 
   const data: SampleData = generateSampleData();
   const me = await client.get<{ data: { user: { id: string } } }>('/api/auth/me');
-
-  const key = await client.post<Envelope<{ api_key: string }>>('/api/mcp/keys', {
-    name: 'Sample data agent',
-    scopes: ['mcp:ingest:leads', 'mcp:ingest:contacts'],
-  });
-  const mcpKey = key.data.api_key;
 
   const workflow = await client.post<
     Envelope<{ workflow: { id: string }; signing_secret: string }>
@@ -114,6 +114,12 @@ export async function seedSampleData(target: SampleDataTarget): Promise<SampleDa
     ],
   });
   target.echo.trust(workflow.data.signing_secret);
+
+  const key = await client.post<Envelope<{ api_key: string }>>('/api/mcp/keys', {
+    name: 'Sample data agent',
+    scopes: ['mcp:ingest:leads', 'mcp:ingest:contacts'],
+  });
+  const mcpKey = key.data.api_key;
 
   const imported = await client.post<{ failed: number; data: Array<{ id: string }> }>(
     '/api/v1/import/leads',
