@@ -39,12 +39,20 @@ function startAll(
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
+  // 'close': the exit code and every byte the process wrote (its pipes are drained).
   const exited = new Promise<Started>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stdout, stderr })),
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
   return (async () => {
     try {
-      await Promise.race([until(() => stdout), exited]);
+      let checked = false;
+      const early = exited.then((r) => {
+        if (checked) return;
+        throw new Error(`npm start exited (${r.code}) early: ${r.stderr || r.stdout.slice(-2000)}`);
+      });
+      // The race reports an early exit; a failed check's own exit must not go unhandled.
+      early.catch(() => undefined);
+      await Promise.race([until(() => stdout).then(() => void (checked = true)), early]);
     } finally {
       // Stopped whatever the checks found; never left running.
       child.kill('SIGTERM');
@@ -55,8 +63,10 @@ function startAll(
 }
 
 type LogLine = Record<string, unknown>;
+/** The complete JSON lines so far (the last may still be arriving). */
 const logLines = (stdout: string): LogLine[] =>
   stdout
+    .slice(0, stdout.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as LogLine);
@@ -177,10 +187,13 @@ describe('npm start sample data (spawned)', () => {
           30_000,
           200,
         );
-        const verified = logLines(stdout()).filter(
-          (l) => l.msg === 'echo receiver got a webhook' && l.signatureCheck === 'verified',
-        );
-        expect(verified).toHaveLength(SAMPLE_SIZES.submissions + 1);
+        // The receiver's log lines come through a pipe, maybe after the API's answer.
+        await eventually(() => {
+          const verified = logLines(stdout()).filter(
+            (l) => l.msg === 'echo receiver got a webhook' && l.signatureCheck === 'verified',
+          );
+          expect(verified).toHaveLength(SAMPLE_SIZES.submissions + 1);
+        });
       });
       expect(started.code).toBe(0);
       const tenant = first!;
