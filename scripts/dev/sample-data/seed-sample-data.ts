@@ -1,6 +1,6 @@
 import type { EchoReceiver } from '../echo-receiver';
 import { GatewayClient } from './gateway-client';
-import { generateSampleData, type SampleData } from './generate';
+import { FORM_INTERESTS, generateSampleData, type SampleData } from './generate';
 
 export interface SampleCounts {
   leads: number;
@@ -143,7 +143,7 @@ export async function seedSampleData(target: SampleDataTarget): Promise<SampleDa
         name: 'interest',
         label: 'I am interested in',
         type: 'select',
-        options: ['Demo', 'Pricing', 'Support', 'Partnership'],
+        options: [...FORM_INTERESTS],
       },
       { name: 'message', label: 'Message', type: 'textarea' },
       { name: 'newsletter', label: 'Send me product news', type: 'checkbox' },
