@@ -9,6 +9,9 @@
  *   127.0.0.1), the gateway proxying to those ports (unless a *_URL is set),
  *   one outbox relay, each service's workers; Ctrl-C stops everything cleanly, in the order of
  *   a service started alone (stopService), then the embedded Postgres.
+ * - A local echo receiver for workflow webhooks (ECHO_RECEIVER_PORT, 127.0.0.1), and the demo
+ *   tenant's sample CRM written through the gateway once per database, unless
+ *   `--no-sample-data` or SAMPLE_DATA=false (docs/sample-data.md).
  * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only.
  */
 import { z } from 'zod';
@@ -25,6 +28,11 @@ import {
   type ServiceDefinition,
 } from '../libs/shared/src/service';
 import { banner } from './dev/banner';
+import {
+  ECHO_RECEIVER_DEFAULT_PORT,
+  startEchoReceiver,
+  type EchoReceiver,
+} from './dev/echo-receiver';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-postgres';
 import {
   checkPorts,
@@ -39,8 +47,10 @@ import {
   type ServiceName,
 } from './dev/ports';
 import { prettyLogDestination } from './dev/pretty-logs';
+import { sampleDataStep } from './dev/sample-data/sample-data-step';
 import { seedDemo } from './dev/seed-demo';
 import { services } from './dev/services';
+import { startOptions } from './dev/start-options';
 
 const terminal = prettyLogDestination();
 const log = createLogger({
@@ -50,6 +60,10 @@ const log = createLogger({
 });
 
 async function main(): Promise<void> {
+  const options = startOptions(process.argv.slice(2), process.env);
+  // The sample workflow posts to the echo receiver on loopback, which the SSRF guard refuses
+  // unless this is on: a development-only default, never set in production.
+  process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ??= 'true';
   const definitions = services as readonly ServiceDefinition[];
   // Every service's configuration first: a wrong value fails before anything starts.
   const configs = definitions.map((service) => ({
@@ -70,12 +84,17 @@ async function main(): Promise<void> {
       },
     ]),
   );
-  const { EMBEDDED_PG_PORT: embeddedPort } = loadConfig(
+  const { EMBEDDED_PG_PORT: embeddedPort, ECHO_RECEIVER_PORT: echoPort } = loadConfig(
     'npm start',
-    z.object({ EMBEDDED_PG_PORT: port(54329) }),
+    z.object({
+      EMBEDDED_PG_PORT: port(54329),
+      ECHO_RECEIVER_PORT: port(ECHO_RECEIVER_DEFAULT_PORT),
+    }),
   );
+  const echoClaim = { variable: 'ECHO_RECEIVER_PORT', port: echoPort, host: '127.0.0.1' };
   await checkPorts([
     ...claims.values(),
+    echoClaim,
     ...(process.env.DATABASE_URL
       ? []
       : [{ variable: 'EMBEDDED_PG_PORT', port: embeddedPort, host: '127.0.0.1' }]),
@@ -96,6 +115,7 @@ async function main(): Promise<void> {
     database?: Db;
     bus?: EventBus;
     relay?: OutboxRelay;
+    echo?: EchoReceiver;
   } = {};
   const running: Array<ServedService & { shutdownTimeoutMs: number }> = [];
   const stopAll = async () => {
@@ -113,6 +133,7 @@ async function main(): Promise<void> {
       },
       log,
     ).catch(() => undefined); // stopService has logged each failure
+    await started.echo?.close();
     await started.embedded
       ?.stop()
       .catch((err: unknown) => log.warn({ err }, 'stopping the embedded Postgres failed'));
@@ -122,6 +143,15 @@ async function main(): Promise<void> {
     await stopAll();
     log.info('every service stopped');
   });
+
+  const echo = await startEchoReceiver({
+    port: echoPort,
+    log: createLogger({ name: 'echo', level: log.level, destination: terminal }),
+  }).catch(async (err: unknown) => {
+    await stopAll();
+    throw listenProblem(echoClaim, err);
+  });
+  started.echo = echo;
 
   if (!process.env.DATABASE_URL) {
     log.info(
@@ -187,6 +217,14 @@ async function main(): Promise<void> {
   }
 
   const gatewayUrl = `http://localhost:${claims.get('gateway')?.port}`;
+  const gatewayClaim = claims.get('gateway') as PortClaim;
+  const sampleData = await sampleDataStep({
+    enabled: options.sampleData,
+    gatewayUrl: `http://${connectHost(gatewayClaim.host)}:${gatewayClaim.port}`,
+    demo,
+    echo,
+    log,
+  });
   const backends = running
     .filter((r) => r.name !== 'gateway')
     .map((r) => ({
@@ -200,11 +238,20 @@ async function main(): Promise<void> {
   const eventBus = bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process';
   if (terminal) {
     process.stdout.write(
-      banner({ gatewayUrl, services: backends, database: databaseText, eventBus, demo }),
+      banner({
+        gatewayUrl,
+        services: backends,
+        database: databaseText,
+        eventBus,
+        demo,
+        sampleData,
+        echoUrl: echo.url,
+      }),
     );
   } else {
     // Not a terminal: stdout stays one JSON object per line (the password is redacted; it is
-    // DEMO_PASSWORD, default demo-password, from the first start).
+    // DEMO_PASSWORD, default demo-password, from the first start). The sample MCP key is never
+    // written here: only its state.
     log.info(
       {
         gateway: gatewayUrl,
@@ -212,6 +259,8 @@ async function main(): Promise<void> {
         database: databaseText,
         eventBus,
         demo: { tenant: demo.tenant.slug, email: demo.user.email, password: demo.password },
+        sampleData: sampleData.state,
+        echoReceiver: echo.url,
       },
       'CRM platform is running',
     );

@@ -1,3 +1,5 @@
+import { sampleDataLines } from './sample-data/banner-lines';
+import type { SampleDataOutcome } from './sample-data/seed-sample-data';
 import type { Demo } from './seed-demo';
 
 export interface RunningPlatform {
@@ -7,6 +9,8 @@ export interface RunningPlatform {
   database: string;
   eventBus: string;
   demo: Demo;
+  sampleData: SampleDataOutcome;
+  echoUrl: string;
 }
 
 /**
@@ -28,6 +32,8 @@ export function banner(p: RunningPlatform): string {
     `    tenant    ${demo.tenant.name} (slug "${demo.tenant.slug}", id ${demo.tenant.id})`,
     `    email     ${demo.user.email}`,
     `    password  ${demo.password}   (DEMO_PASSWORD when the demo user was first created)`,
+    '',
+    ...sampleDataLines(p.sampleData, p.echoUrl),
     '',
     '  Try it: sign in, then call a Session route with the cookie',
     `    curl -s -c /tmp/crm.cookies -H 'content-type: application/json' \\`,

@@ -236,6 +236,8 @@ describe('npm start (spawned)', () => {
     await ensureDatabase(adminUrl, name, template);
     const ports: Record<string, number> = {};
     for (const variable of Object.values(PORT_VARIABLES)) ports[variable] = await freePort();
+    // The echo receiver's port too: its default may be another copy of the platform's.
+    const echoPort = await freePort();
     let health: { status: number; body: Record<string, unknown> } | undefined;
     try {
       const result = await startAll(
@@ -244,6 +246,7 @@ describe('npm start (spawned)', () => {
           DATABASE_URL: withDatabase(adminUrl, name),
           LOG_LEVEL: 'info',
           ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+          ECHO_RECEIVER_PORT: String(echoPort),
         },
         async (stdout, kill) => {
           await eventually(
