@@ -80,7 +80,9 @@ function unreadable(file: string, why: string): ConfigError {
 
 /** Written whole under a temporary name, then renamed: a crash never leaves half a file. */
 function writeSecrets(file: string, secrets: Record<DevSecretVariable, string>): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // The directory keeps its usual mode: the embedded Postgres, run as its own system user
+  // when npm start runs as root, must reach its data beside this file. The file is 0600.
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   renameSync(temporary, file);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'svix';
@@ -158,6 +158,29 @@ describe('npm start, restarted on the same database', () => {
       migratePush: `SVC_MIGRATE_SIGNING_SECRET="$(node -p 'require(${JSON.stringify(secretsFile)}).SVC_MIGRATE_SIGNING_SECRET')" npm run migrate:push -- --url http://localhost:${ports.GATEWAY_PORT} --tenant demo --source hubspot --entity leads --file leads.ndjson`,
       profile: { secretsFile, fromEnvironment: [], outboundPrivateNetworks: true },
     });
+  }, 180_000);
+});
+
+describe('npm start with its embedded Postgres (no DATABASE_URL)', () => {
+  it('Ctrl-C (SIGINT to the whole process group) stops everything with nothing above info logged', async () => {
+    const ports = await freeServicePorts(['EMBEDDED_PG_PORT']);
+    // Run as root, the embedded Postgres runs as the postgres user: it must reach its directory.
+    chmodSync(dataDir, 0o755);
+    const result = await startAll(
+      {
+        DEV_DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        ...ports,
+      },
+      async (stdout, _kill, killGroup) => {
+        await eventually(() => expect(stdout()).toContain('CRM platform is running'), 90_000, 100);
+        // A session, so the gateway's session cache holds its LISTEN connection.
+        await signIn(`http://127.0.0.1:${ports.GATEWAY_PORT}`);
+        killGroup('SIGINT');
+      },
+    );
+    expectCleanRun(result);
+    expect(result.stdout).not.toContain('terminating connection');
   }, 180_000);
 });
 

@@ -17,15 +17,22 @@ export interface Started {
  * `npm start` (scripts/start-all.ts) as its own process with exactly `env` (plus PATH), stdout
  * and stderr piped (not a terminal). `until` drives it (and sends the stopping signal); the
  * promise resolves once the process has exited. Killed after 20 s more whatever happens.
+ * It leads a process group of its own: `killGroup` signals every process in it, as Ctrl-C in
+ * a terminal does (tsx, node and whatever they started in the group).
  */
 export function startAll(
   env: Record<string, string>,
-  until: (stdout: () => string, kill: (signal: NodeJS.Signals) => void) => Promise<void>,
+  until: (
+    stdout: () => string,
+    kill: (signal: NodeJS.Signals) => void,
+    killGroup: (signal: NodeJS.Signals) => void,
+  ) => Promise<void>,
 ): Promise<Started> {
   const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/start-all.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let stdout = '';
   let stderr = '';
@@ -40,12 +47,17 @@ export function startAll(
         until(
           () => stdout,
           (s) => child.kill(s),
+          (s) => process.kill(-(child.pid as number), s),
         ),
         exited,
       ]);
     } finally {
       // Never leave it running, whatever the test did.
-      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        }
+      }, 20_000).unref();
     }
     return exited;
   })();
@@ -59,10 +71,19 @@ export function jsonLines(stdout: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** A free port for each service's port variable. */
-export async function freeServicePorts(): Promise<Record<string, string>> {
+/**
+ * A distinct free port for each service's port variable, and `extra` more (the embedded
+ * Postgres): a port just freed may be handed out again, so a repeat is drawn anew.
+ */
+export async function freeServicePorts(extra: string[] = []): Promise<Record<string, string>> {
   const ports: Record<string, string> = {};
-  for (const variable of Object.values(PORT_VARIABLES)) ports[variable] = String(await freePort());
+  const taken = new Set<number>();
+  for (const variable of [...Object.values(PORT_VARIABLES), ...extra]) {
+    let port = await freePort();
+    while (taken.has(port)) port = await freePort();
+    taken.add(port);
+    ports[variable] = String(port);
+  }
   return ports;
 }
 
