@@ -2,7 +2,10 @@
  * `npm start`: the whole platform in one process on a fresh machine.
  *
  * - Every port checked first: one that is taken fails the start, naming its variable.
- * - DATABASE_URL unset: an embedded Postgres (data in .data/postgres, kept between runs).
+ * - The development profile (scripts/dev/dev-profile.ts, docs/development.md) unless
+ *   NODE_ENV=production: stable secrets kept in <DEV_DATA_DIR>/dev-secrets.json, outbound
+ *   webhooks allowed to this machine; a variable set in the environment wins.
+ * - DATABASE_URL unset: an embedded Postgres (data in <DEV_DATA_DIR>/postgres, kept between runs).
  * - NATS_URL unset: the in-process event bus.
  * - Migrations applied, the demo tenant and user seeded (idempotent), all six services
  *   listening on their ports (the gateway on HOST, the others on BACKEND_HOST, default
@@ -12,13 +15,16 @@
  * - A local echo receiver for workflow webhooks (ECHO_RECEIVER_PORT, 127.0.0.1), and the demo
  *   tenant's sample CRM written through the gateway once per database, unless
  *   `--no-sample-data` or SAMPLE_DATA=false (docs/sample-data.md).
- * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only.
+ * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only, the
+ *   'CRM platform is running' one carrying the commands to try, without any secret.
+ * - A configuration error is one line on stderr, exit 1.
  */
+import { join } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, ConfigError, port } from '../libs/shared/src/config';
-import { randomToken } from '../libs/shared/src/crypto';
 import { createDb, ensureDatabase, migrateToLatest, type Db } from '../libs/shared/src/db';
 import { createBus, OutboxRelay, type EventBus } from '../libs/shared/src/events';
+import { cliMessage } from '../libs/shared/src/errors';
 import { createLogger } from '../libs/shared/src/logger';
 import {
   onShutdownSignal,
@@ -33,6 +39,7 @@ import {
   startEchoReceiver,
   type EchoReceiver,
 } from './dev/echo-receiver';
+import { devDataDir, startProfile } from './dev/dev-profile';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './dev/embedded-postgres';
 import {
   checkPorts,
@@ -51,6 +58,12 @@ import { sampleDataStep } from './dev/sample-data/sample-data-step';
 import { seedDemo } from './dev/seed-demo';
 import { services } from './dev/services';
 import { startOptions } from './dev/start-options';
+import {
+  DEFAULT_DEMO_PASSWORD,
+  migratePushCommand,
+  sessionCommands,
+  signInCommand,
+} from './dev/try-commands';
 
 const terminal = prettyLogDestination();
 const log = createLogger({
@@ -61,9 +74,11 @@ const log = createLogger({
 
 async function main(): Promise<void> {
   const options = startOptions(process.argv.slice(2), process.env);
-  // The sample workflow posts to the echo receiver on loopback, which the SSRF guard refuses
-  // unless this is on: a development-only default, never set in production.
-  process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ??= 'true';
+  // Before any configuration is read: the profile's values are defaults the services read.
+  const profile = startProfile(process.env);
+  for (const [variable, value] of Object.entries(profile?.env ?? {})) {
+    process.env[variable] = value;
+  }
   const definitions = services as readonly ServiceDefinition[];
   // Every service's configuration first: a wrong value fails before anything starts.
   const configs = definitions.map((service) => ({
@@ -153,13 +168,14 @@ async function main(): Promise<void> {
   });
   started.echo = echo;
 
+  const embeddedDataDir = join(devDataDir(process.env), 'postgres');
   if (!process.env.DATABASE_URL) {
     log.info(
-      { port: embeddedPort, dataDir: '.data/postgres' },
+      { port: embeddedPort, dataDir: embeddedDataDir },
       'DATABASE_URL is unset: starting the embedded Postgres',
     );
     const embedded = await startEmbeddedPostgres({
-      dataDir: '.data/postgres',
+      dataDir: embeddedDataDir,
       port: embeddedPort,
       persistent: true,
       callerHandlesSignals: true,
@@ -169,10 +185,8 @@ async function main(): Promise<void> {
     await ensureDatabase(embedded.adminUrl, 'crm');
     process.env.DATABASE_URL = embedded.urlFor('crm');
   }
-  if (!process.env.INTERNAL_TOKEN_SECRET) {
-    // Every service runs in this process, so a per-run secret is enough; never in production.
-    process.env.INTERNAL_TOKEN_SECRET = randomToken(32);
-  }
+  // Set by the profile, or required by startProfile under NODE_ENV=production.
+  const internalTokenSecret = process.env.INTERNAL_TOKEN_SECRET as string;
   const databaseUrl = process.env.DATABASE_URL;
   const database = createDb({
     connectionString: databaseUrl,
@@ -205,7 +219,7 @@ async function main(): Promise<void> {
     const served = await serve(service, config, {
       database,
       bus,
-      internalTokenSecret: process.env.INTERNAL_TOKEN_SECRET,
+      internalTokenSecret,
       logDestination: terminal,
     }).catch(async (err: unknown) => {
       // Taken since the check above: same message, and nothing left running.
@@ -233,9 +247,16 @@ async function main(): Promise<void> {
       proxiedTo: String(gatewayConfig[UPSTREAM_URL_VARIABLES[r.name as BackendName]]),
     }));
   const databaseText = started.embedded
-    ? `embedded Postgres (.data/postgres, port ${embeddedPort})`
+    ? `embedded Postgres (${embeddedDataDir}, port ${embeddedPort})`
     : 'DATABASE_URL';
   const eventBus = bus.kind === 'nats' ? 'NATS JetStream (NATS_URL)' : 'in-process';
+  const migratePush = migratePushCommand(
+    gatewayUrl,
+    demo.tenant.slug,
+    profile && !profile.fromEnvironment.includes('SVC_MIGRATE_SIGNING_SECRET')
+      ? profile.secretsFile
+      : undefined,
+  );
   if (terminal) {
     process.stdout.write(
       banner({
@@ -246,21 +267,33 @@ async function main(): Promise<void> {
         demo,
         sampleData,
         echoUrl: echo.url,
+        profile,
+        migratePush,
       }),
     );
   } else {
-    // Not a terminal: stdout stays one JSON object per line (the password is redacted; it is
-    // DEMO_PASSWORD, default demo-password, from the first start). The sample MCP key is never
-    // written here: only its state.
+    // Not a terminal: stdout stays one JSON object per line, kept and shipped like any log, so
+    // no secret: the password only when it is the public default, else `$DEMO_PASSWORD`.
+    const password = demo.password === DEFAULT_DEMO_PASSWORD ? demo.password : '$DEMO_PASSWORD';
     log.info(
       {
         gateway: gatewayUrl,
         services: Object.fromEntries(backends.map((b) => [b.name, b.proxiedTo])),
         database: databaseText,
         eventBus,
-        demo: { tenant: demo.tenant.slug, email: demo.user.email, password: demo.password },
+        demo: { tenant: demo.tenant.slug, email: demo.user.email },
         sampleData: sampleData.state,
         echoReceiver: echo.url,
+        signIn: signInCommand(gatewayUrl, demo.user.email, password),
+        try: sessionCommands(gatewayUrl),
+        migratePush,
+        profile: profile
+          ? {
+              secretsFile: profile.secretsFile,
+              fromEnvironment: profile.fromEnvironment,
+              outboundPrivateNetworks: profile.privateNetworksAllowed,
+            }
+          : 'none (NODE_ENV=production)',
       },
       'CRM platform is running',
     );
@@ -269,7 +302,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`${cliMessage(err)}\n`);
   } else if (err instanceof Error) {
     log.error({ err }, `start failed: ${err.message}`);
   } else {

@@ -1,6 +1,8 @@
 import { sampleDataLines } from './sample-data/banner-lines';
 import type { SampleDataOutcome } from './sample-data/seed-sample-data';
+import type { DevProfile } from './dev-profile';
 import type { Demo } from './seed-demo';
+import { sessionCommands, signInCommand } from './try-commands';
 
 export interface RunningPlatform {
   gatewayUrl: string;
@@ -11,6 +13,29 @@ export interface RunningPlatform {
   demo: Demo;
   sampleData: SampleDataOutcome;
   echoUrl: string;
+  /** The development profile in use; undefined under NODE_ENV=production. */
+  profile?: DevProfile;
+  /** The migrate:push command for the demo tenant (migratePushCommand). */
+  migratePush: string;
+}
+
+/** What the development profile set, and how to change it. */
+function profileLines(profile: DevProfile | undefined): string[] {
+  if (!profile) {
+    return [
+      '  No development profile (NODE_ENV=production): every secret comes from the environment',
+    ];
+  }
+  const own = profile.fromEnvironment.length
+    ? `; from your environment: ${profile.fromEnvironment.join(', ')}`
+    : '';
+  return [
+    '  Development profile (the default of npm start; docs/development.md)',
+    `    secrets   ${profile.secretsFile}, kept between starts${own}`,
+    profile.privateNetworksAllowed
+      ? '    webhooks  may reach this machine and private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS=true)'
+      : '    webhooks  public addresses only (OUTBOUND_ALLOW_PRIVATE_NETWORKS=false)',
+  ];
 }
 
 /**
@@ -19,7 +44,7 @@ export interface RunningPlatform {
  */
 export function banner(p: RunningPlatform): string {
   const { gatewayUrl: url, demo } = p;
-  const signIn = JSON.stringify({ email: demo.user.email, password: demo.password });
+  const [me, deals] = sessionCommands(url);
   const width = Math.max(...p.services.map((s) => s.name.length)) + 2;
   const lines = [
     '',
@@ -36,10 +61,14 @@ export function banner(p: RunningPlatform): string {
     ...sampleDataLines(p.sampleData, p.echoUrl),
     '',
     '  Try it: sign in, then call a Session route with the cookie',
-    `    curl -s -c /tmp/crm.cookies -H 'content-type: application/json' \\`,
-    `      -d '${signIn}' ${url}/api/auth/sign-in`,
-    `    curl -s -b /tmp/crm.cookies ${url}/api/auth/me`,
-    `    curl -s -b /tmp/crm.cookies '${url}/api/crm/deals?limit=5'`,
+    `    ${signInCommand(url, demo.user.email, demo.password)}`,
+    `    ${me}`,
+    `    ${deals}`,
+    '',
+    '  Migrate a file into the demo tenant (signed with SVC_MIGRATE_SIGNING_SECRET; docs/migrate.md)',
+    `    ${p.migratePush}`,
+    '',
+    ...profileLines(p.profile),
     '',
     '  Behind the gateway (private: call them through the gateway)',
     ...p.services.map(

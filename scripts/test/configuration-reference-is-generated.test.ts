@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configVariables } from '../docs/config-variables';
 import { REFERENCE_PATH, renderConfigReference } from '../docs/generate-config-reference';
@@ -63,8 +63,13 @@ describe('the configuration reference (docs/configuration.md)', () => {
     }
   });
 
-  it("documents every variable npm start's own code reads from the environment", () => {
-    const files = ['scripts/start-all.ts', 'scripts/dev/ports.ts'];
+  it("documents every variable npm start's own code (start-all.ts, scripts/dev) reads from the environment", () => {
+    const files = [
+      'scripts/start-all.ts',
+      ...readdirSync(join(ROOT, 'scripts/dev'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => `scripts/dev/${file}`),
+    ];
     const documented = new Set(configVariables().map((v) => v.name));
     const readByCode = files.flatMap((file) =>
       [...read(file).matchAll(/(?:process\.env|\benv)\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]),

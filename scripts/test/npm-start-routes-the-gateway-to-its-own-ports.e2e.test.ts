@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../libs/shared/src/config';
-import { dropDatabase, ensureDatabase, withDatabase } from '../../libs/shared/src/db';
 import { listen } from '../../libs/shared/src/service';
 import { eventually } from '../../libs/shared/src/testing';
 import express from 'express';
@@ -19,6 +18,7 @@ import {
   type BackendName,
 } from '../dev/ports';
 import { services } from '../dev/services';
+import { freshDatabase, jsonLines, startAll } from './support/start-all-process';
 
 /**
  * `npm start` with its port variables set used to leave the gateway proxying
@@ -26,7 +26,6 @@ import { services } from '../dev/services';
  * all-in-one start now derives the upstream URLs from the ports (a set *_URL still wins), and a
  * port already taken fails the start naming the variable to change.
  */
-const ROOT = join(__dirname, '..', '..');
 const BACKEND_PORTS: Record<BackendName, number> = {
   'crm-api': 14001,
   'webhook-ingest': 14002,
@@ -167,73 +166,35 @@ describe('ports already taken', () => {
   });
 });
 
-interface Started {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm start` (scripts/start-all.ts) as its own process with exactly `env` (plus PATH). */
-function startAll(
-  env: Record<string, string>,
-  until: (stdout: () => string, kill: (signal: NodeJS.Signals) => void) => Promise<void>,
-): Promise<Started> {
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/start-all.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<Started>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stdout, stderr })),
-  );
-  return (async () => {
-    try {
-      await Promise.race([
-        until(
-          () => stdout,
-          (s) => child.kill(s),
-        ),
-        exited,
-      ]);
-    } finally {
-      // Never leave it running, whatever the test did.
-      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
-    }
-    return exited;
-  })();
-}
-
 describe('npm start (spawned)', () => {
   it('refuses a port that is taken, naming its variable, before starting anything', async () => {
     const taken = await occupy();
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
     try {
       const result = await startAll(
         {
           DATABASE_URL: process.env.DATABASE_URL ?? '',
+          DEV_DATA_DIR: dataDir,
           HOST: '127.0.0.1',
           CRM_API_PORT: String(taken.port),
         },
         async () => undefined,
       );
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(
-        `port ${taken.port} is in use: set CRM_API_PORT to a free port`,
+      // One line, no stack trace.
+      expect(result.stderr).toBe(
+        `npm start: port ${taken.port} is in use: set CRM_API_PORT to a free port\n`,
       );
     } finally {
       await taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
 
   it('with every port variable set, the gateway reaches the services on those ports; JSON logs off a terminal; stops cleanly', async () => {
-    // A database of its own: the start migrates it, seeds the demo and runs a relay on it.
-    const adminUrl = process.env.TEST_ADMIN_DATABASE_URL as string;
-    const template = process.env.TEST_TEMPLATE_DATABASE as string;
-    const name = `${template.replace(/_tpl$/, '')}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
-    await ensureDatabase(adminUrl, name, template);
+    const database = await freshDatabase();
+    // The profile's secrets file there, never in the developer's .data/.
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
     const ports: Record<string, number> = {};
     for (const variable of Object.values(PORT_VARIABLES)) ports[variable] = await freePort();
     // The echo receiver's port too: its default may be another copy of the platform's.
@@ -243,7 +204,8 @@ describe('npm start (spawned)', () => {
       const result = await startAll(
         {
           // No HOST or BACKEND_HOST: the defaults are what is checked below.
-          DATABASE_URL: withDatabase(adminUrl, name),
+          DATABASE_URL: database.url,
+          DEV_DATA_DIR: dataDir,
           LOG_LEVEL: 'info',
           ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
           ECHO_RECEIVER_PORT: String(echoPort),
@@ -273,8 +235,7 @@ describe('npm start (spawned)', () => {
       });
       expect(result.code).toBe(0);
       // Not a terminal: every stdout line is a JSON log line (no banner text in between).
-      const lines = result.stdout.split('\n').filter(Boolean);
-      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const parsed = jsonLines(result.stdout);
       const running = parsed.find((l) => l.msg === 'CRM platform is running');
       expect(running?.services).toEqual({
         'crm-api': `http://127.0.0.1:${ports.CRM_API_PORT}`,
@@ -283,7 +244,14 @@ describe('npm start (spawned)', () => {
         'mcp-ingest': `http://127.0.0.1:${ports.MCP_INGEST_PORT}`,
         migrate: `http://127.0.0.1:${ports.MIGRATE_PORT}`,
       });
-      expect(running?.demo).toMatchObject({ password: '[redacted]' });
+      // The commands to try, each with no secret (the default demo password is public).
+      expect(running?.signIn).toBe(
+        `curl -s -c /tmp/crm.cookies -H 'content-type: application/json' -d '{"email":"demo@example.com","password":"demo-password"}' http://localhost:${ports.GATEWAY_PORT}/api/auth/sign-in`,
+      );
+      expect(running?.try).toEqual([
+        `curl -s -b /tmp/crm.cookies http://localhost:${ports.GATEWAY_PORT}/api/auth/me`,
+        `curl -s -b /tmp/crm.cookies 'http://localhost:${ports.GATEWAY_PORT}/api/crm/deals?limit=5'`,
+      ]);
       // The addresses the sockets really bound: only the gateway is reachable from elsewhere.
       const bound = Object.fromEntries(
         parsed
@@ -301,7 +269,8 @@ describe('npm start (spawned)', () => {
       expect(parsed.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
       expect(parsed.map((l) => l.msg)).toContain('every service stopped');
     } finally {
-      await dropDatabase(adminUrl, name);
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
 });

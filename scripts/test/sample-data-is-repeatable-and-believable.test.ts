@@ -110,6 +110,7 @@ describe('the banner', () => {
       services: [{ name: 'crm-api', listening: 'http://127.0.0.1:4001' }],
       database: 'embedded',
       eventBus: 'in-process',
+      migratePush: 'npm run migrate:push -- --help',
       demo: {
         tenant: { id: 't', slug: 'demo', name: 'Demo Company' },
         user: { id: 'u', email: 'demo@example.com' },

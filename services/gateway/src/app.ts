@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     ]),
   ) as Record<ServiceName, RequestHandler>;
 
-  return createServiceApp({
+  const app = createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
     health,
@@ -134,4 +134,8 @@ export function createApp(deps: AppDeps, config: Config): Express {
       });
     },
   });
+  // The session cache's LISTEN connection is the gateway's own: it ends with the server, before
+  // the pool and the database (else a stopping database cuts it: 'LISTEN connection lost').
+  app.once('close', () => void sessions.close());
+  return app;
 }

@@ -1,7 +1,9 @@
 /**
  * `npm run migrate` (and the deploy migration job: node libs/shared/dist/db/migrate-cli.js):
- * applies pending migrations to DATABASE_URL and checks row-level security.
+ * applies pending migrations to DATABASE_URL and checks row-level security. A failure is one
+ * line on stderr (no stack trace), exit 1.
  */
+import { cliMessage } from '../errors';
 import { createDb } from './create-db';
 import { migrateToLatest } from './migrate';
 
@@ -10,6 +12,13 @@ async function main(): Promise<void> {
   if (!url) {
     process.stderr.write(
       'DATABASE_URL is not set. `npm start` migrates its embedded Postgres by itself; to migrate another database, set DATABASE_URL=postgres://user@host:5432/db\n',
+    );
+    process.exit(1);
+  }
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    // Otherwise pg reads the text as a socket path or host and fails with a misleading name.
+    process.stderr.write(
+      'DATABASE_URL must be a postgres:// URL, e.g. postgres://user@host:5432/db\n',
     );
     process.exit(1);
   }
@@ -29,6 +38,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${cliMessage(err)}\n`);
   process.exit(1);
 });

@@ -62,6 +62,9 @@ export async function serve<S extends z.ZodType<ServiceEnv>>(
   );
   const port = service.port(config);
   const server = await listen(app, port, config.HOST);
+  // What the app holds beyond its requests (the gateway's LISTEN connection) ends with its
+  // server, so before the pool and the database go away (stopService).
+  server.once('close', () => app.emit('close'));
   // The address the socket really bound, so an operator (and a test) sees who can reach it.
   const bound = server.address();
   logger.info(

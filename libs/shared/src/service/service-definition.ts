@@ -66,6 +66,10 @@ export interface ServiceDefinition<S extends z.ZodType<ServiceEnv> = z.ZodType<S
   name: string;
   configSchema: S;
   port: (config: z.infer<S>) => number;
+  /**
+   * The HTTP app. Served (`serve`), it gets a `close` event once its server has closed: a
+   * connection of its own (the gateway's LISTEN) ends then, before the pool is closed.
+   */
   createApp: (deps: AppDeps, config: z.infer<S>) => Express;
   /**
    * Optional background workers (e.g. automation's event consumer), run by the standalone

@@ -1,14 +1,16 @@
 /**
  * `npm run migrate:push -- --file export.ndjson --entity leads --tenant acme --source hubspot
- *  [--url http://localhost:8080] [--chunk 1000] [--failed failed.ndjson]`
+ *  [--url http://localhost:8080] [--chunk 1000] [--failed failed.ndjson]` (`--help`: usage)
  *
  * Pushes an export file (NDJSON, JSON array or CSV; every record with its `external_id`) to the
  * platform's signed migration ingest, signing each request with SVC_MIGRATE_SIGNING_SECRET.
- * Exits 0 when every chunk was taken (refused records are in the failed file), 1 otherwise.
+ * Exits 0 when every chunk was taken (refused records are in the failed file), 1 otherwise;
+ * every failure is one line on stderr, never a stack trace.
  */
 import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MIGRATION_ENTITIES } from '@crm/shared/db';
+import { cliMessage } from '@crm/shared/errors';
 import { formatOf } from './read-records';
 import { PushStopped } from './push-chunk';
 import { pushFile } from './push-file';
@@ -24,34 +26,66 @@ async function countLines(file: string): Promise<number | undefined> {
   return lines;
 }
 
+const USAGE = `Usage: npm run migrate:push -- --file <export> --entity <entity> --tenant <slug> --source <system> [options]
+
+Pushes an export file to the platform's signed migration ingest (docs/migrate.md), signing every
+request with SVC_MIGRATE_SIGNING_SECRET from the environment (the migrate service's secret).
+
+  --file <path>     NDJSON (.ndjson, .jsonl), JSON array (.json) or CSV; each record with its external_id
+  --entity <name>   ${MIGRATION_ENTITIES.join(', ')}
+  --tenant <slug>   the tenant the records go to (its slug or id)
+  --source <name>   the system they come from (hubspot, salesforce, ...)
+  --url <url>       the platform's gateway (default http://localhost:8080)
+  --chunk <n>       records per request (default 1000)
+  --failed <path>   where refused records go (default <file>.failed.ndjson)
+  -h, --help        this text
+
+Under npm start the secret is in the development secrets file; its banner prints the command.
+Exit 0 when every chunk was taken (refused records are in the failed file), 1 otherwise.
+`;
+
+const OPTIONS = {
+  file: { type: 'string' },
+  entity: { type: 'string' },
+  tenant: { type: 'string' },
+  source: { type: 'string' },
+  url: { type: 'string', default: 'http://localhost:8080' },
+  chunk: { type: 'string', default: '1000' },
+  failed: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A usage mistake: its one line, and where the usage is. */
+function usageError(message: string): number {
+  process.stderr.write(`migrate:push: ${message} (see npm run migrate:push -- --help)\n`);
+  return 1;
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      file: { type: 'string' },
-      entity: { type: 'string' },
-      tenant: { type: 'string' },
-      source: { type: 'string' },
-      url: { type: 'string', default: 'http://localhost:8080' },
-      chunk: { type: 'string', default: '1000' },
-      failed: { type: 'string' },
-    },
-  });
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+  try {
+    ({ values } = parseArgs({ options: OPTIONS }));
+  } catch (err) {
+    // An unknown option, a missing value, a stray argument: Node's message names it.
+    return usageError(cliMessage(err));
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const secret = process.env.SVC_MIGRATE_SIGNING_SECRET;
   const missing = (['file', 'entity', 'tenant', 'source'] as const).filter((k) => !values[k]);
   if (missing.length > 0 || !secret) {
-    process.stderr.write(
-      `migrate:push needs ${[...missing.map((m) => `--${m}`), ...(secret ? [] : ['SVC_MIGRATE_SIGNING_SECRET in the environment'])].join(', ')}\n`,
+    return usageError(
+      `needs ${[...missing.map((m) => `--${m}`), ...(secret ? [] : ['SVC_MIGRATE_SIGNING_SECRET in the environment'])].join(', ')}`,
     );
-    return 1;
   }
   if (!(MIGRATION_ENTITIES as readonly string[]).includes(values.entity as string)) {
-    process.stderr.write(`--entity must be one of: ${MIGRATION_ENTITIES.join(', ')}\n`);
-    return 1;
+    return usageError(`--entity must be one of: ${MIGRATION_ENTITIES.join(', ')}`);
   }
   const chunkSize = Number(values.chunk);
   if (!Number.isInteger(chunkSize) || chunkSize < 1) {
-    process.stderr.write('--chunk must be a whole number of records per request\n');
-    return 1;
+    return usageError('--chunk must be a whole number of records per request');
   }
   const file = values.file as string;
   const failedFile = values.failed ?? `${file}.failed.ndjson`;
@@ -76,10 +110,16 @@ async function main(): Promise<number> {
     );
     return 0;
   } catch (err) {
-    const reason = err instanceof PushStopped || err instanceof Error ? err.message : String(err);
+    const reason = err instanceof PushStopped ? err.message : cliMessage(err);
     process.stderr.write(`migrate:push stopped: ${reason}\n`);
     return 1;
   }
 }
 
-void main().then((code) => process.exit(code));
+void main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`migrate:push: ${cliMessage(err)}\n`);
+    process.exit(1);
+  },
+);
