@@ -1,8 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { SYSTEM_ROLE, type Db } from '@crm/shared/db';
+import { SYSTEM_ROLE, withSystemScope, type Db } from '@crm/shared/db';
 import { signSvcRequest } from '@crm/shared/crypto';
 import {
   createTenant,
+  insertRow,
   outboxEvents,
   tenantRowCounts,
   tenantRows,
@@ -121,6 +122,127 @@ describe('POST /api/migrate/ingest through the gateway', () => {
     expect(leads).toHaveLength(1);
     expect(leads[0].first_name).toBe('Anne');
     expect(await mappingsOf(tenant.id)).toHaveLength(1);
+  });
+
+  describe('leads follow their source id, not their email', () => {
+    const ingest = async (records: unknown[]) => {
+      const body = leadsBody(records);
+      const res = await send(body, signedHeaders(body));
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const leadRows = async () =>
+      (await tenantRows(db, 'crm_leads', tenant.id)).map((l) => ({
+        id: l.id,
+        email: l.email,
+        first_name: l.first_name,
+      }));
+
+    it('a re-run with a changed email updates the same lead (lead.updated), no second lead', async () => {
+      expect(
+        await ingest([{ external_id: 'X', email: 'a@x.com', first_name: 'Ann' }]),
+      ).toMatchObject({ created: 1, updated: 0, failed: 0 });
+      const [before] = await leadRows();
+      const again = await ingest([{ external_id: 'X', email: 'b@x.com' }]);
+      expect(again).toMatchObject({ created: 0, updated: 1, failed: 0, errors: [] });
+      expect(await leadRows()).toEqual([{ id: before.id, email: 'b@x.com', first_name: 'Ann' }]);
+      expect(await mappingsOf(tenant.id)).toEqual([{ external_id: 'X', record_id: before.id }]);
+      const events = await outboxEvents(db, tenant.id);
+      expect(events.map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
+      expect(events[1].envelope).toMatchObject({
+        record: { module: 'leads', id: before.id },
+        data: { email: 'b@x.com' },
+      });
+    });
+
+    it("an email that belongs to another lead of the tenant is that record's error; both leads stay as they were", async () => {
+      await ingest([{ external_id: 'X', email: 'a@x.com', first_name: 'Ann' }]);
+      await insertRow(db, 'crm_leads', {
+        tenant_id: tenant.id,
+        email: 'c@x.com',
+        first_name: 'Cy',
+      });
+      const before = await leadRows();
+      const eventsBefore = await outboxEvents(db, tenant.id);
+      const res = await ingest([
+        { external_id: 'X', email: 'c@x.com', first_name: 'Changed' },
+        { external_id: 'OK', email: 'ok@x.com' },
+      ]);
+      expect(res).toMatchObject({ received: 2, created: 1, updated: 0, failed: 1 });
+      expect(res.errors).toEqual([
+        {
+          index: 0,
+          error:
+            'email "c@x.com" belongs to another lead of this tenant; the lead migrated as external_id "X" was left unchanged',
+        },
+      ]);
+      const after = await leadRows();
+      expect(after.filter((l) => l.email !== 'ok@x.com')).toEqual(before);
+      expect(after).toHaveLength(3);
+      const mappings = await mappingsOf(tenant.id);
+      expect(mappings.find((m) => m.external_id === 'X')?.record_id).toBe(
+        before.find((l) => l.email === 'a@x.com')?.id,
+      );
+      const events = (await outboxEvents(db, tenant.id)).slice(eventsBefore.length);
+      expect(events.map((e) => e.type)).toEqual(['lead.created']);
+    });
+
+    it('a new source id adopts a lead not migrated from this source, but never one migrated from it as another id', async () => {
+      const web = await insertRow(db, 'crm_leads', {
+        tenant_id: tenant.id,
+        email: 'web@x.com',
+        first_name: 'Web',
+      });
+      await ingest([{ external_id: 'X', email: 'a@x.com' }]);
+      const res = await ingest([
+        { external_id: 'W', email: 'web@x.com', last_name: 'Form' },
+        { external_id: 'Y', email: 'a@x.com', first_name: 'Impostor' },
+        { external_id: 'N1', email: 'new@x.com' },
+        { external_id: 'N2', email: 'new@x.com' },
+      ]);
+      expect(res).toMatchObject({ received: 4, created: 1, updated: 1, failed: 2 });
+      expect(res.errors).toEqual([
+        {
+          index: 1,
+          error:
+            'email "a@x.com" belongs to the lead migrated from hubspot as external_id "X"; nothing was stored',
+        },
+        {
+          index: 3,
+          error:
+            'email "new@x.com" is also given to external_id "N1" in this request; nothing was stored',
+        },
+      ]);
+      const leads = await tenantRows(db, 'crm_leads', tenant.id);
+      expect(leads.map((l) => l.email).sort()).toEqual(['a@x.com', 'new@x.com', 'web@x.com']);
+      expect(leads.find((l) => l.email === 'web@x.com')).toMatchObject({
+        id: web.id,
+        first_name: 'Web',
+        last_name: 'Form',
+      });
+      expect(leads.find((l) => l.email === 'a@x.com')?.first_name).toBeNull();
+      const mappings = await mappingsOf(tenant.id);
+      expect(mappings.map((m) => m.external_id)).toEqual(['N1', 'W', 'X']);
+      expect(mappings.find((m) => m.external_id === 'W')?.record_id).toBe(web.id);
+    });
+
+    it('a mapped lead deleted since is created again under its source id', async () => {
+      await ingest([{ external_id: 'X', email: 'a@x.com' }]);
+      const [gone] = await leadRows();
+      await withSystemScope(db.db, (trx) =>
+        trx
+          .deleteFrom('crm_leads')
+          .where('id', '=', gone.id as string)
+          .execute(),
+      );
+      expect(await ingest([{ external_id: 'X', email: 'a@x.com' }])).toMatchObject({
+        created: 1,
+        updated: 0,
+      });
+      const [back] = await leadRows();
+      expect(back.id).not.toBe(gone.id);
+      expect(await mappingsOf(tenant.id)).toEqual([{ external_id: 'X', record_id: back.id }]);
+    });
   });
 
   it('reports invalid records by index and stores the others', async () => {

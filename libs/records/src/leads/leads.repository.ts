@@ -283,6 +283,85 @@ export async function upsertLeads(
   return inputs.map((input) => stored.get(input.email) as StoredLead);
 }
 
+/** A stored lead as a writer by id merges into it: its id and every written column. */
+export type LeadRecord = ExistingLead;
+
+/** A lead was deleted between being read and being updated. */
+export class LeadChangedMeanwhile extends Error {
+  constructor() {
+    super('a lead changed between being read and being updated');
+  }
+}
+
+/** Every written column, the email included: an update by id may move a lead to a new email. */
+const SET_ALL_FROM_ROWS = sql.raw(WRITTEN.map((c) => `${c} = r.${c}`).join(',\n          '));
+
+/**
+ * The tenant's leads with any of these ids or emails (each list one array parameter), in one
+ * query: what a writer by id reads before deciding which lead each input updates.
+ */
+export async function findLeadsByIdsOrEmails(
+  trx: Trx,
+  tenantId: string,
+  ids: readonly string[],
+  emails: readonly string[],
+): Promise<LeadRecord[]> {
+  if (ids.length === 0 && emails.length === 0) return [];
+  return trx
+    .selectFrom('crm_leads')
+    .select(ROW_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', sql<string>`ANY(${[...new Set(ids)]}::uuid[])`),
+        eb('email', '=', sql<string>`ANY(${[...new Set(emails)]}::text[])`),
+      ]),
+    )
+    .execute();
+}
+
+/**
+ * Writes leads whose identity the caller decided (migrate: by the source id's mapping), in the
+ * caller's tenant transaction: an input with a `base` (a lead read with findLeadsByIdsOrEmails)
+ * updates that lead by id, email included, with the merge rule; one without inserts a new lead.
+ * One INSERT, one UPDATE and one outbox INSERT (`lead.created` / `lead.updated`) for the whole
+ * batch. The caller makes sure no two inputs and no other lead share an email; a lead another
+ * transaction inserted with one of the emails meanwhile fails the INSERT or UPDATE with a unique
+ * violation (23505), and a base deleted meanwhile throws LeadChangedMeanwhile, so the caller can read again and retry. Returns the stored leads in
+ * input order.
+ */
+export async function writeLeadsById(
+  trx: Trx,
+  tenantId: string,
+  writes: ReadonlyArray<{ lead: LeadInput; base?: LeadRecord }>,
+): Promise<StoredLead[]> {
+  const fresh: LeadRow[] = [];
+  const changed: LeadRow[] = [];
+  const stored = writes.map(({ lead, base }): StoredLead => {
+    const row = toRow(merge(base, lead), {}, base?.id ?? timeOrderedUuid());
+    (base ? changed : fresh).push(row);
+    const id = row.id as string;
+    return { id, email: row.email, status: row.status, source: row.source, created: !base };
+  });
+  if (changed.length > 0) {
+    const { numAffectedRows } = await sql`
+      UPDATE crm_leads AS l SET
+        ${SET_ALL_FROM_ROWS},
+        updated_at = now()
+        FROM ${leadRows(changed)}
+       WHERE l.tenant_id = ${tenantId}::uuid AND l.id = r.id::uuid`.execute(trx);
+    if (Number(numAffectedRows) !== changed.length) throw new LeadChangedMeanwhile();
+  }
+  if (fresh.length > 0) {
+    await sql`
+      INSERT INTO crm_leads (id, tenant_id, ${COLUMN_LIST})
+      SELECT r.id::uuid, ${tenantId}::uuid, ${R_COLUMN_LIST}
+        FROM ${leadRows(fresh)}`.execute(trx);
+  }
+  if (stored.length > 0) await writeEvents(trx, leadEvents(tenantId, stored));
+  return stored;
+}
+
 /**
  * A stored column value kept unless it is empty (NULL or ''), in which case the given one fills
  * it (a NULL given one keeps the stored value).

@@ -1,14 +1,8 @@
 import type { Trx } from '@crm/shared/db';
-import {
-  ingestContacts,
-  ingestProducts,
-  prepareLeads,
-  upsertLeads,
-  type IngestResult,
-  type RecordError,
-} from '@crm/records';
+import { ingestContacts, ingestProducts, type IngestResult, type RecordError } from '@crm/records';
 import { MIGRATED_ACTIVITIES } from './activity-writer';
 import { MIGRATED_DEALS } from './deal-writer';
+import { writeLeadsBySourceId } from './lead-writer';
 import { writeByMapping } from './mapped-writer';
 import type { MigrationEntity } from './ingest.schema';
 
@@ -64,18 +58,15 @@ function pairUp<T extends { id: string; created: boolean }>(
 
 /**
  * How each record type lands in the platform's own tables, with the rules every other writer
- * applies (libs/records): leads by email (the lead import's normalisation, texts and events,
- * one set-based upsert per chunk), contacts by a source-namespaced external id
+ * applies (libs/records): leads by the mapping of their source id, with the lead import's
+ * normalisation, texts and events and their email unique per tenant (lead-writer.ts), contacts
+ * by a source-namespaced external id
  * (`<source_system>:<external_id>`, so two systems' ids never meet), products by sku.
  * deals and activities by the mapping itself (mapped-writer.ts), linked to records migrated
  * from the same source.
  */
 export const ENTITY_WRITERS: Record<MigrationEntity, EntityWriter> = {
-  leads: async ({ trx, tenantId }, records) => {
-    const { leads, errors } = prepareLeads(records.map((r) => r.fields));
-    const stored = leads.length > 0 ? await upsertLeads(trx, tenantId, leads) : [];
-    return pairUp(records, { data: stored, errors });
-  },
+  leads: writeLeadsBySourceId,
   contacts: async ({ trx, tenantId, sourceSystem }, records) => {
     const rows = records.map((r) => ({
       ...r.fields,

@@ -63,3 +63,55 @@ export async function findMappedIds(
     .execute();
   return new Map(rows.map((r) => [r.external_id, r.record_id]));
 }
+
+/**
+ * Which source id of one system and entity each of these platform records was migrated as, in
+ * one query (by the index migration_records_by_record). A record mapped under several ids (leads
+ * that met by email before leads followed their source id) answers one of them.
+ */
+export async function findSourceIdsOf(
+  trx: Trx,
+  tenantId: string,
+  sourceSystem: string,
+  entity: string,
+  recordIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (recordIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('migration_records')
+    .select(['record_id', 'external_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('source_system', '=', sourceSystem)
+    .where('entity', '=', entity)
+    .where('record_id', '=', sql<string>`any(${[...new Set(recordIds)]}::uuid[])`)
+    .orderBy('external_id')
+    .execute();
+  const byRecord = new Map<string, string>();
+  for (const row of rows)
+    if (!byRecord.has(row.record_id)) byRecord.set(row.record_id, row.external_id);
+  return byRecord;
+}
+
+/**
+ * Runs `fn` inside a savepoint of the caller's transaction and, when it throws an error
+ * `retryable` accepts (another transaction won a race for the same rows), rolls back to the
+ * savepoint and runs it again, at most `attempts` times in all; any other error propagates.
+ */
+export async function retryInSavepoint<T>(
+  trx: Trx,
+  attempts: number,
+  retryable: (err: unknown) => boolean,
+  fn: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    await sql`SAVEPOINT migrate_write`.execute(trx);
+    try {
+      const result = await fn();
+      await sql`RELEASE SAVEPOINT migrate_write`.execute(trx);
+      return result;
+    } catch (err) {
+      if (attempt >= attempts || !retryable(err)) throw err;
+      await sql`ROLLBACK TO SAVEPOINT migrate_write`.execute(trx);
+    }
+  }
+}
