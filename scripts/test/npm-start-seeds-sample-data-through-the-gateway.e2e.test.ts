@@ -1,65 +1,31 @@
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { dropDatabase, ensureDatabase, withDatabase } from '../../libs/shared/src/db';
 import { eventually } from '../../libs/shared/src/testing';
-import { freePort } from '../dev/embedded-postgres';
-import { PORT_VARIABLES } from '../dev/ports';
+import { freeServicePorts, freshDatabase, startAll } from './support/start-all-process';
 import { SAMPLE_SIZES } from '../dev/sample-data/generate';
 
 /**
- * `npm start` gives the demo tenant a small believable CRM (specified: leads and contacts with
+ * `npm start` gives the demo tenant a small believable CRM (leads and contacts with
  * sources and statuses, deals across the stages, a web form with submissions, a workflow whose
  * run history shows real runs, an MCP key), written through the platform's own write paths so
  * the events are in the outbox; once per database; `--no-sample-data` starts empty.
  */
-const ROOT = join(__dirname, '..', '..');
 const DEMO = { email: 'demo@example.com', password: 'demo-password' };
 const STAGES = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'];
 
-interface Started {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm start` (scripts/start-all.ts) with `args`, as its own process with exactly `env` (plus PATH). */
-function startAll(
-  env: Record<string, string>,
-  args: string[],
-  until: (stdout: () => string) => Promise<void>,
-): Promise<Started> {
-  const child = spawn(
-    join(ROOT, 'node_modules', '.bin', 'tsx'),
-    ['scripts/start-all.ts', ...args],
-    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  // 'close': the exit code and every byte the process wrote (its pipes are drained).
-  const exited = new Promise<Started>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return (async () => {
+/** A run's checks, then SIGTERM, whatever they found: the start is never left running. */
+function stopWhenDone(
+  checks: (stdout: () => string) => Promise<void>,
+): Parameters<typeof startAll>[1] {
+  return async (stdout, kill) => {
     try {
-      let checked = false;
-      const early = exited.then((r) => {
-        if (checked) return;
-        throw new Error(`npm start exited (${r.code}) early: ${r.stderr || r.stdout.slice(-2000)}`);
-      });
-      // The race reports an early exit; a failed check's own exit must not go unhandled.
-      early.catch(() => undefined);
-      await Promise.race([until(() => stdout).then(() => void (checked = true)), early]);
+      await checks(stdout);
     } finally {
-      // Stopped whatever the checks found; never left running.
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+      kill('SIGTERM');
     }
-    return exited;
-  })();
+  };
 }
 
 type LogLine = Record<string, unknown>;
@@ -124,23 +90,20 @@ async function demoTenant(api: Api) {
 }
 
 describe('npm start sample data (spawned)', () => {
-  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL as string;
-  const template = process.env.TEST_TEMPLATE_DATABASE as string;
-  const created: string[] = [];
+  const databases: Array<{ drop(): Promise<void> }> = [];
 
   async function freshStart(): Promise<{ env: Record<string, string>; db: Client; url: string }> {
-    const name = `${template.replace(/_tpl$/, '')}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
-    await ensureDatabase(adminUrl, name, template);
-    created.push(name);
+    const database = await freshDatabase();
+    databases.push(database);
     const env: Record<string, string> = {
-      DATABASE_URL: withDatabase(adminUrl, name),
+      DATABASE_URL: database.url,
+      // The profile's secrets file there, never in the developer's .data/.
+      DEV_DATA_DIR: mkdtempSync(join(tmpdir(), 'npm-start-sample-')),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      ...(await freeServicePorts(['ECHO_RECEIVER_PORT'])),
     };
-    for (const variable of [...Object.values(PORT_VARIABLES), 'ECHO_RECEIVER_PORT']) {
-      env[variable] = String(await freePort());
-    }
-    const db = new Client({ connectionString: withDatabase(adminUrl, name) });
+    const db = new Client({ connectionString: database.url });
     await db.connect();
     return { env, db, url: `http://127.0.0.1:${env.GATEWAY_PORT}` };
   }
@@ -162,39 +125,42 @@ describe('npm start sample data (spawned)', () => {
   }
 
   afterAll(async () => {
-    for (const name of created) await dropDatabase(adminUrl, name);
+    for (const database of databases) await database.drop();
   });
 
   it('writes a small CRM through the platform once, with real workflow runs, and a second start adds nothing', async () => {
     const { env, db, url } = await freshStart();
     try {
       let first: Awaited<ReturnType<typeof demoTenant>> | undefined;
-      const started = await startAll(env, [], async (stdout) => {
-        const running = await untilRunning(stdout);
-        expect(running.sampleData).toBe('seeded');
-        const api = await demoApi(url);
-        // One run per form submission sent to the echo receiver (answered 2xx), and the test run.
-        first = await eventually(
-          async () => {
-            const tenant = await demoTenant(api);
-            const real = tenant.runs.items.filter((r) => !r.is_test);
-            expect(real).toHaveLength(SAMPLE_SIZES.submissions);
-            expect(tenant.runs.items.map((r) => r.status)).toEqual(
-              Array(SAMPLE_SIZES.submissions + 1).fill('success'),
-            );
-            return tenant;
-          },
-          30_000,
-          200,
-        );
-        // The receiver's log lines come through a pipe, maybe after the API's answer.
-        await eventually(() => {
-          const verified = logLines(stdout()).filter(
-            (l) => l.msg === 'echo receiver got a webhook' && l.signatureCheck === 'verified',
+      const started = await startAll(
+        env,
+        stopWhenDone(async (stdout) => {
+          const running = await untilRunning(stdout);
+          expect(running.sampleData).toBe('seeded');
+          const api = await demoApi(url);
+          // One run per form submission sent to the echo receiver (answered 2xx), and the test run.
+          first = await eventually(
+            async () => {
+              const tenant = await demoTenant(api);
+              const real = tenant.runs.items.filter((r) => !r.is_test);
+              expect(real).toHaveLength(SAMPLE_SIZES.submissions);
+              expect(tenant.runs.items.map((r) => r.status)).toEqual(
+                Array(SAMPLE_SIZES.submissions + 1).fill('success'),
+              );
+              return tenant;
+            },
+            30_000,
+            200,
           );
-          expect(verified).toHaveLength(SAMPLE_SIZES.submissions + 1);
-        });
-      });
+          // The receiver's log lines come through a pipe, maybe after the API's answer.
+          await eventually(() => {
+            const verified = logLines(stdout()).filter(
+              (l) => l.msg === 'echo receiver got a webhook' && l.signatureCheck === 'verified',
+            );
+            expect(verified).toHaveLength(SAMPLE_SIZES.submissions + 1);
+          });
+        }),
+      );
       expect(started.code).toBe(0);
       const tenant = first!;
       // Leads: the import's, plus the form's newcomers (returning submitters are the same lead).
@@ -227,16 +193,19 @@ describe('npm start sample data (spawned)', () => {
       expect(logLines(started.stdout).filter((l) => l.level === 'error')).toEqual([]);
 
       const eventsBefore = await outboxEvents(db);
-      const again = await startAll(env, [], async (stdout) => {
-        expect((await untilRunning(stdout)).sampleData).toBe('already present');
-        const tenantAgain = await demoTenant(await demoApi(url));
-        expect(tenantAgain.leads).toBe(tenant.leads);
-        expect(tenantAgain.deals).toHaveLength(SAMPLE_SIZES.deals);
-        expect(tenantAgain.forms.total).toBe(1);
-        expect(tenantAgain.workflows.total).toBe(1);
-        expect(tenantAgain.keys).toBe(1);
-        expect(tenantAgain.runs.total).toBe(SAMPLE_SIZES.submissions + 1);
-      });
+      const again = await startAll(
+        env,
+        stopWhenDone(async (stdout) => {
+          expect((await untilRunning(stdout)).sampleData).toBe('already present');
+          const tenantAgain = await demoTenant(await demoApi(url));
+          expect(tenantAgain.leads).toBe(tenant.leads);
+          expect(tenantAgain.deals).toHaveLength(SAMPLE_SIZES.deals);
+          expect(tenantAgain.forms.total).toBe(1);
+          expect(tenantAgain.workflows.total).toBe(1);
+          expect(tenantAgain.keys).toBe(1);
+          expect(tenantAgain.runs.total).toBe(SAMPLE_SIZES.submissions + 1);
+        }),
+      );
       expect(again.code).toBe(0);
       expect(await count(db, 'crm_contacts')).toBe(SAMPLE_SIZES.contacts);
       expect(await outboxEvents(db)).toEqual(eventsBefore);
@@ -248,18 +217,22 @@ describe('npm start sample data (spawned)', () => {
   it('--no-sample-data starts with the demo tenant empty (the echo receiver still answers)', async () => {
     const { env, db, url } = await freshStart();
     try {
-      const started = await startAll(env, ['--no-sample-data'], async (stdout) => {
-        expect((await untilRunning(stdout)).sampleData).toBe('off');
-        const tenant = await demoTenant(await demoApi(url));
-        expect(tenant).toMatchObject({ leads: 0, deals: [], keys: 0 });
-        expect(tenant.forms.total).toBe(0);
-        expect(tenant.workflows.total).toBe(0);
-        const echo = await fetch(`http://127.0.0.1:${env.ECHO_RECEIVER_PORT}/anything`, {
-          method: 'POST',
-          body: '{}',
-        });
-        expect(echo.status).toBe(200);
-      });
+      const started = await startAll(
+        env,
+        stopWhenDone(async (stdout) => {
+          expect((await untilRunning(stdout)).sampleData).toBe('off');
+          const tenant = await demoTenant(await demoApi(url));
+          expect(tenant).toMatchObject({ leads: 0, deals: [], keys: 0 });
+          expect(tenant.forms.total).toBe(0);
+          expect(tenant.workflows.total).toBe(0);
+          const echo = await fetch(`http://127.0.0.1:${env.ECHO_RECEIVER_PORT}/anything`, {
+            method: 'POST',
+            body: '{}',
+          });
+          expect(echo.status).toBe(200);
+        }),
+        ['--no-sample-data'],
+      );
       expect(started.code).toBe(0);
       expect(await count(db, 'crm_contacts')).toBe(0);
       expect(await outboxEvents(db)).toEqual({});

@@ -14,7 +14,7 @@ export interface Started {
 }
 
 /**
- * `npm start` (scripts/start-all.ts) as its own process with exactly `env` (plus PATH), stdout
+ * `npm start` (scripts/start-all.ts) with `args`, as its own process with exactly `env` (plus PATH), stdout
  * and stderr piped (not a terminal). `until` drives it (and sends the stopping signal); the
  * promise resolves once the process has exited. Killed after 20 s more whatever happens.
  * It leads a process group of its own: `killGroup` signals every process in it, as Ctrl-C in
@@ -27,19 +27,25 @@ export function startAll(
     kill: (signal: NodeJS.Signals) => void,
     killGroup: (signal: NodeJS.Signals) => void,
   ) => Promise<void>,
+  args: string[] = [],
 ): Promise<Started> {
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/start-all.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    join(ROOT, 'node_modules', '.bin', 'tsx'),
+    ['scripts/start-all.ts', ...args],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
+  // 'close': the exit code and every byte the process wrote (its pipes are drained).
   const exited = new Promise<Started>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stdout, stderr })),
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
   return (async () => {
     try {
