@@ -1,6 +1,6 @@
-import { withSystemScope } from '@crm/shared/db';
-import { tenantSession, testDb } from '@crm/test-kit';
+import { testDb } from '@crm/test-kit';
 import request from 'supertest';
+import { formTenant, submissionRowsOf, type FormTenant } from './support/form-submissions';
 import { useStack } from './support/stack';
 
 /**
@@ -13,17 +13,10 @@ const database = testDb();
 const stack = useStack();
 afterAll(() => database.close());
 
-type Session = Awaited<ReturnType<typeof tenantSession>> & { slug: string };
+type Session = FormTenant;
 
 async function tenantWithForm(): Promise<Session & { formId: string }> {
-  const session = await tenantSession(stack, database, 'owner');
-  const { slug } = await withSystemScope(database.db, (trx) =>
-    trx
-      .selectFrom('tenants')
-      .select('slug')
-      .where('id', '=', session.tenantId)
-      .executeTakeFirstOrThrow(),
-  );
+  const session = await formTenant(stack, database);
   const res = await request(stack.url)
     .post('/api/crm/forms')
     .set('Cookie', session.cookie)
@@ -33,7 +26,7 @@ async function tenantWithForm(): Promise<Session & { formId: string }> {
       fields: [{ name: 'email', type: 'email', required: true }, { name: 'company' }],
     });
   expect(res.status).toBe(201);
-  return { ...session, slug, formId: res.body.data.form.id };
+  return { ...session, formId: res.body.data.form.id };
 }
 
 /** A lead stored by the tenant itself (import), as it would be before any form. */
@@ -49,29 +42,7 @@ async function importLead(session: Session, lead: object): Promise<string> {
 const submit = (session: Session, body: object) =>
   request(stack.url).post(`/api/public/forms/${session.slug}/contact/submit`).send(body);
 
-function rowsOf(tenantId: string) {
-  return withSystemScope(database.db, async (trx) => ({
-    leads: await trx
-      .selectFrom('crm_leads')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('email')
-      .execute(),
-    submissions: await trx
-      .selectFrom('crm_form_submissions')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
-    events: await trx
-      .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('seq')
-      .execute(),
-  }));
-}
+const rowsOf = (tenantId: string) => submissionRowsOf(database, tenantId);
 
 /** A random (version 4) UUID: it carries no time, unlike the leads' time-ordered ids. */
 const RANDOM_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
-import { withSystemScope } from '@crm/shared/db';
-import { tenantSession, testDb } from '@crm/test-kit';
+import { testDb } from '@crm/test-kit';
 import request from 'supertest';
 import { findEnabledFormBySlugs } from '../src/forms/cross-tenant-lookups';
+import { formTenant, submissionRowsOf, type FormTenant } from './support/form-submissions';
 import { useStack } from './support/stack';
 
 /**
@@ -13,19 +13,9 @@ const database = testDb();
 const stack = useStack();
 afterAll(() => database.close());
 
-type Session = Awaited<ReturnType<typeof tenantSession>> & { slug: string };
+type Session = FormTenant;
 
-async function tenantWithSlug(): Promise<Session> {
-  const session = await tenantSession(stack, database, 'owner');
-  const { slug } = await withSystemScope(database.db, (trx) =>
-    trx
-      .selectFrom('tenants')
-      .select('slug')
-      .where('id', '=', session.tenantId)
-      .executeTakeFirstOrThrow(),
-  );
-  return { ...session, slug };
-}
+const tenantWithSlug = () => formTenant(stack, database);
 
 async function createForm(session: Session, body: object): Promise<string> {
   const res = await request(stack.url)
@@ -49,31 +39,7 @@ function submitForm(tenantSlug: string, formSlug: string, body: string) {
   return request(stack.url).post(submitPath(tenantSlug, formSlug)).type('form').send(body);
 }
 
-/** Everything a submission could write for a tenant. */
-function rowsOf(tenantId: string) {
-  return withSystemScope(database.db, async (trx) => ({
-    leads: await trx
-      .selectFrom('crm_leads')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
-    submissions: await trx
-      .selectFrom('crm_form_submissions')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
-    events: await trx
-      .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('seq')
-      .execute(),
-  }));
-}
+const rowsOf = (tenantId: string) => submissionRowsOf(database, tenantId);
 
 interface Envelope {
   type: string;
