@@ -104,13 +104,27 @@ export async function findContactIdByPhone(
   return rows.length === 1 ? rows[0].id : undefined;
 }
 
-/** `\`, `%` and `_` taken literally by LIKE. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/**
+ * The least string above every string that starts with `prefix`, in code point order (the
+ * order of `~<~`): its last code point plus one, past the surrogates; undefined when there is
+ * none (the prefix ends in U+10FFFF).
+ */
+function prefixEnd(prefix: string): string | undefined {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) {
+      return points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+    }
+  }
+  return undefined;
+}
 
 /**
  * A page of the tenant's contacts. `q` matches emails that start with it (emails are stored
- * lower-cased; pass it lower-cased): a prefix, so the (tenant_id, email text_pattern_ops)
- * index serves it; names are not searched.
+ * lower-cased; pass it lower-cased), as a range in code point order: `~>=~` and `~<~` are
+ * leakproof, so under row-level security the (tenant_id, email text_pattern_ops) index serves
+ * them, where LIKE (not leakproof) would be checked row by row. Names are not searched.
  */
 export async function listContacts(
   trx: Trx,
@@ -122,7 +136,11 @@ export async function listContacts(
     .selectFrom('crm_contacts')
     .select(CONTACT_COLUMNS)
     .where('tenant_id', '=', tenantId);
-  if (filters.q) query = query.where('email', 'like', `${likeLiteral(filters.q)}%`);
+  if (filters.q) {
+    const end = prefixEnd(filters.q);
+    query = query.where(sql<boolean>`email ~>=~ ${filters.q}`);
+    if (end !== undefined) query = query.where(sql<boolean>`email ~<~ ${end}`);
+  }
   return paginate(query, page, 'id');
 }
 
