@@ -208,6 +208,42 @@ describe('/api/crm/contacts', () => {
     ]);
   });
 
+  it('deleting a contact keeps the deals and activities that named it, with the link cleared', async () => {
+    const { tenantId, cookie } = await tenantSession(stack, database);
+    const contact = await createContact(cookie, { email: 'linked@example.com' });
+    const deal = await request(stack.url)
+      .post('/api/crm/deals')
+      .set('Cookie', cookie)
+      .send({ title: 'Linked deal', contact_id: contact.id });
+    expect(deal.status).toBe(201);
+    await withTenant(database.db, tenantId, (trx) =>
+      trx
+        .insertInto('crm_activities')
+        .values({ tenant_id: tenantId, type: 'call', contact_id: contact.id, custom_fields: '{}' })
+        .execute(),
+    );
+    await request(stack.url)
+      .delete(`/api/crm/contacts/${contact.id}`)
+      .set('Cookie', cookie)
+      .expect(200);
+    const linked = await withSystemScope(database.db, async (trx) => ({
+      deals: await trx
+        .selectFrom('crm_deals')
+        .select(['title', 'contact_id'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+      activities: await trx
+        .selectFrom('crm_activities')
+        .select(['type', 'contact_id'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+    }));
+    expect(linked).toEqual({
+      deals: [{ title: 'Linked deal', contact_id: null }],
+      activities: [{ type: 'call', contact_id: null }],
+    });
+  });
+
   it('refuses a change that is empty, bad, clears both email and phone, or takes another contact’s email, writing nothing', async () => {
     const { tenantId, cookie } = await tenantSession(stack, database);
     const ann = await createContact(cookie, { email: 'ann@example.com' });
