@@ -34,10 +34,10 @@ export const DOCUMENT_PATH = resolve(__dirname, '../../services/gateway/api-docs
  * The resources the endpoint browser lists (specified): planned ones have no callable endpoint yet.
  */
 export const RESOURCES: ReadonlyArray<{ name: string; tag?: string; note: string }> = [
-  { name: 'Contacts', note: 'planned' },
+  { name: 'Contacts', tag: 'Contacts', note: 'list, create, read, change, delete' },
   { name: 'Leads', tag: 'Leads', note: 'import, list, read' },
   { name: 'Deals', tag: 'Deals', note: 'list, create, read, change, delete' },
-  { name: 'Activities', note: 'planned' },
+  { name: 'Activities', tag: 'Activities', note: 'list, read' },
   {
     name: 'Automations',
     tag: 'Automations',

@@ -93,15 +93,20 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('lists the planned resources and the rate limit from the gateway config', () => {
+  it('lists the resources as callable, and the rate limit from the gateway config', () => {
     const info = fresh.info as {
       description: string;
       'x-rate-limit': { defaultPerMinute: number };
     };
-    for (const planned of ['Contacts', 'Activities']) {
-      expect(info.description).toMatch(new RegExp(`\\| ${planned} \\| \\*\\*planned\\*\\*`));
+    for (const [resource, note] of [
+      ['Contacts', 'list, create, read, change, delete'],
+      ['Leads', 'import, list, read'],
+      ['Activities', 'list, read'],
+      ['Automations', 'workflows, runs, test runs, outbound webhooks'],
+    ]) {
+      expect(info.description).toContain(`| ${resource} | callable: ${note} |`);
     }
-    expect(info.description).toMatch(/\| Automations \| callable: /);
+    expect(info.description).not.toContain('planned');
     expect(info['x-rate-limit'].defaultPerMinute).toBe(1000);
     expect(info.description).toContain('1,000 requests per minute per tenant');
   });

@@ -3,15 +3,19 @@ import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import { sessionPrefixesOf } from '@crm/shared/routes';
 import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
+import { activityRoutes } from './activities/activities.routes';
 import type { Config } from './config';
+import { contactRoutes } from './contacts/contacts.routes';
 import { dealRoutes } from './deals/deals.routes';
 import { exportRoutes } from './exports/exports.routes';
 import { formRoutes } from './forms/forms.routes';
 import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';
+import { productRoutes } from './products/products.routes';
 
 /**
- * crm-api (:4001): lead import, leads, deals, web forms and exports. Session routes run with
+ * crm-api (:4001): lead import, leads, deals, contacts, products, activities, web forms and
+ * exports. Session routes run with
  * the identity the gateway signed, inside withTenant. Builds the express app from its
  * dependencies; does not listen (main.ts does).
  */
@@ -35,6 +39,9 @@ export function createApp(deps: AppDeps, config: Config): Express {
       );
       app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
       app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(contactRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(productRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(activityRoutes(deps.db));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(
         exportRoutes({

@@ -1,8 +1,11 @@
 import {
+  contactChangeSchema,
+  contactInputSchema,
   dealChangeSchema,
   dealInputSchema,
   leadImportItemSchema,
   leadResultItemSchema,
+  productChangeSchema,
 } from '@crm/records';
 import { pageQuerySchema } from '@crm/shared/pagination';
 import {
@@ -13,11 +16,14 @@ import {
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
 import { z } from 'zod';
+import { ACTIVITY_SORTABLE, activityFiltersSchema } from './activities/activities.schema';
+import { CONTACT_SORTABLE, contactFiltersSchema } from './contacts/contacts.schema';
 import { listQuery } from './deals/deals.schema';
 import { exportRequestSchema } from './exports/exports.schema';
 import { FORM_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
 import { LEAD_SORTABLE, leadFiltersSchema } from './leads/leads.schema';
+import { PRODUCT_SORTABLE } from './products/products.schema';
 
 /*
  * crm-api's operations, from the schemas its routes validate with (build-time only: the
@@ -43,6 +49,49 @@ const deal = record.openapi('Deal', {
 });
 const lead = record.openapi('Lead');
 const form = record.openapi('Form');
+const contact = record.openapi('Contact', {
+  example: {
+    id: '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    external_id: null,
+    email: 'ada@example.com',
+    phone: '+44 20 7946 0000',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    company: 'Analytical Engines',
+    title: null,
+    custom_fields: {},
+    created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:00.000Z',
+  },
+});
+const product = record.openapi('Product', {
+  example: {
+    id: '7c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+    sku: 'PLAN-ANNUAL',
+    name: 'Annual plan',
+    description: null,
+    price: '1200.00',
+    currency: 'USD',
+    active: true,
+    created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:00.000Z',
+  },
+});
+const activity = record.openapi('Activity', {
+  example: {
+    id: '8d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
+    type: 'call',
+    subject: 'Intro call',
+    body: null,
+    occurred_at: '2026-11-24T10:00:00.000Z',
+    lead_id: null,
+    contact_id: '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    deal_id: null,
+    custom_fields: {},
+    created_at: '2026-11-24T10:00:00.000Z',
+    updated_at: '2026-11-24T10:00:00.000Z',
+  },
+});
 
 export function registerOperations(registry: OpenAPIRegistry): void {
   addOperation(registry, {
@@ -167,6 +216,128 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     auth: 'session',
     params: idParam(),
     success: { description: 'Deal deleted', data: z.object({ id: z.uuid() }) },
+    errors: [404],
+  });
+
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/contacts',
+    tag: 'Contacts',
+    summary: 'List contacts (paginated; q is an email or its start)',
+    description:
+      '`q` matches contacts whose email starts with it (case-insensitive; `%` and `_` are ' +
+      'literal); names are not searched.',
+    auth: 'session',
+    query: pageQuerySchema({ sortable: CONTACT_SORTABLE, defaultSortBy: 'created_at' }).extend(
+      contactFiltersSchema.shape,
+    ),
+    success: { description: 'A page of contacts', bare: paginated(contact) },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/crm/contacts',
+    tag: 'Contacts',
+    summary: 'Create a contact',
+    description:
+      'Email and/or phone required. Email and external_id are unique per tenant: a taken one ' +
+      'is a 409 ALREADY_EXISTS naming it.',
+    auth: 'session',
+    body: {
+      schema: contactInputSchema,
+      example: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    },
+    success: { status: 201, description: 'Contact created', data: z.object({ contact }) },
+    errors: [400, 409, 413, 415],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/contacts/{id}',
+    tag: 'Contacts',
+    summary: 'One contact',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The contact', data: z.object({ contact }) },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'patch',
+    path: '/api/crm/contacts/{id}',
+    tag: 'Contacts',
+    summary: 'Change a contact',
+    description:
+      'A field given replaces the stored one (null clears it), one left out keeps it; ' +
+      'custom_fields merge key by key. A contact keeps an email or a phone.',
+    auth: 'session',
+    params: idParam(),
+    body: { schema: contactChangeSchema, example: { company: 'Analytical Engines' } },
+    success: { description: 'Contact updated', data: z.object({ contact }) },
+    errors: [400, 404, 409, 413, 415],
+  });
+  addOperation(registry, {
+    method: 'delete',
+    path: '/api/crm/contacts/{id}',
+    tag: 'Contacts',
+    summary: 'Delete a contact',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'Contact deleted', data: z.object({ id: z.uuid() }) },
+    errors: [404],
+  });
+
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/products',
+    tag: 'Products',
+    summary: 'List products (paginated)',
+    auth: 'session',
+    query: pageQuerySchema({ sortable: PRODUCT_SORTABLE, defaultSortBy: 'created_at' }),
+    success: { description: 'A page of products', bare: paginated(product) },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/products/{id}',
+    tag: 'Products',
+    summary: 'One product',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The product', data: z.object({ product }) },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'patch',
+    path: '/api/crm/products/{id}',
+    tag: 'Products',
+    summary: 'Change a product',
+    description: 'Name, description, price, currency, active; the sku is the key and stays.',
+    auth: 'session',
+    params: idParam(),
+    body: { schema: productChangeSchema, example: { price: '19.90', currency: 'EUR' } },
+    success: { description: 'Product updated', data: z.object({ product }) },
+    errors: [400, 404, 413, 415],
+  });
+
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/activities',
+    tag: 'Activities',
+    summary: 'List activities (paginated, by lead, contact or deal)',
+    auth: 'session',
+    query: pageQuerySchema({ sortable: ACTIVITY_SORTABLE, defaultSortBy: 'occurred_at' }).extend(
+      activityFiltersSchema.shape,
+    ),
+    success: { description: 'A page of activities', bare: paginated(activity) },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/activities/{id}',
+    tag: 'Activities',
+    summary: 'One activity',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The activity', data: z.object({ activity }) },
     errors: [404],
   });
 

@@ -1,4 +1,4 @@
-import { withSystemScope } from '@crm/shared/db';
+import { withSystemScope, withTenant } from '@crm/shared/db';
 import {
   tenantSession,
   testDb,
@@ -33,6 +33,9 @@ let tenantSlug: string;
 let dealId: string;
 let formId: string;
 let leadId: string;
+let contactId: string;
+let productId: string;
+let activityId: string;
 
 beforeAll(async () => {
   owner = await tenantSession(stack, database, 'owner');
@@ -73,6 +76,30 @@ beforeAll(async () => {
   formId = other.body.data.form.id;
   dealId = deal.body.data.deal.id;
   leadId = lead.body.data[0].id;
+  const contact = await api
+    .post('/api/crm/contacts')
+    .set('Cookie', owner.cookie)
+    .send({ email: 'fuzzed-contact@example.com' });
+  expect(contact.status).toBe(201);
+  contactId = contact.body.data.contact.id;
+  // Products and activities have no create route: MCP and migrate write them.
+  await withTenant(database.db, owner.tenantId, async (trx) => {
+    ({ id: productId } = await trx
+      .insertInto('crm_products')
+      .values({ tenant_id: owner.tenantId, sku: 'FUZZ-1' })
+      .returning('id')
+      .executeTakeFirstOrThrow());
+    ({ id: activityId } = await trx
+      .insertInto('crm_activities')
+      .values({
+        tenant_id: owner.tenantId,
+        type: 'call',
+        contact_id: contactId,
+        custom_fields: '{}',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow());
+  });
 });
 
 /** Mostly the session alone; sometimes hostile headers and cookies around it. */
@@ -169,6 +196,61 @@ describe('JSON bodies', () => {
         [],
         ['custom_fields'],
       ]),
+      fuzzOptions(RUNS),
+    );
+  });
+
+  const contact = {
+    email: 'fuzz-contact@example.com',
+    phone: '+1 555 0100',
+    external_id: 'ext-fuzz',
+    first_name: 'F',
+    last_name: 'Z',
+    company: 'Acme',
+    title: 'CTO',
+    custom_fields: { a: 1 },
+  };
+  const contactPaths: BodyPath[] = [
+    ...Object.keys(contact).map((k) => [k]),
+    ['custom_fields', 'a'],
+  ];
+
+  it('POST /api/crm/contacts', async () => {
+    await fc.assert(
+      bodyProperty('POST', () => '/api/crm/contacts', contact, contactPaths, [
+        [],
+        ['custom_fields'],
+      ]),
+      fuzzOptions(RUNS),
+    );
+  });
+
+  it('PATCH /api/crm/contacts/:id', async () => {
+    await fc.assert(
+      bodyProperty('PATCH', () => `/api/crm/contacts/${contactId}`, contact, contactPaths, [
+        [],
+        ['custom_fields'],
+      ]),
+      fuzzOptions(RUNS),
+    );
+  });
+
+  it('PATCH /api/crm/products/:id', async () => {
+    const product = {
+      name: 'Plan',
+      description: 'Yearly',
+      price: '19.90',
+      currency: 'EUR',
+      active: true,
+    };
+    await fc.assert(
+      bodyProperty(
+        'PATCH',
+        () => `/api/crm/products/${productId}`,
+        product,
+        Object.keys(product).map((k) => [k]),
+        [[]],
+      ),
       fuzzOptions(RUNS),
     );
   });
@@ -318,6 +400,9 @@ describe('form bodies, query strings, path segments', () => {
       ['/api/crm/leads', ['status', 'source', 'q']],
       ['/api/crm/deals', ['stage', 'assigned_to', 'limit']],
       ['/api/crm/forms', ['enabled']],
+      ['/api/crm/contacts', ['q']],
+      ['/api/crm/products', []],
+      ['/api/crm/activities', ['lead_id', 'contact_id', 'deal_id']],
     ];
     await fc.assert(
       fc.asyncProperty(
@@ -337,6 +422,12 @@ describe('form bodies, query strings, path segments', () => {
       ['GET', (s) => `/api/crm/deals/${s}`, undefined],
       ['PATCH', (s) => `/api/crm/deals/${s}`, { title: 'x' }],
       ['DELETE', (s) => `/api/crm/deals/${s}`, undefined],
+      ['GET', (s) => `/api/crm/contacts/${s}`, undefined],
+      ['PATCH', (s) => `/api/crm/contacts/${s}`, { first_name: 'x' }],
+      ['DELETE', (s) => `/api/crm/contacts/${s}`, undefined],
+      ['GET', (s) => `/api/crm/products/${s}`, undefined],
+      ['PATCH', (s) => `/api/crm/products/${s}`, { name: 'x' }],
+      ['GET', (s) => `/api/crm/activities/${s}`, undefined],
       ['GET', (s) => `/api/crm/forms/${s}`, undefined],
       ['PATCH', (s) => `/api/crm/forms/${s}`, { name: 'x' }],
       ['POST', (s) => `/api/public/forms/${s}/contact/submit`, { email: 'a@example.com' }],
@@ -360,7 +451,13 @@ describe('form bodies, query strings, path segments', () => {
       fuzzOptions(RUNS * 2),
     );
     // The stored records the other properties changed are still readable.
-    for (const path of [`/api/crm/leads/${leadId}`, `/api/crm/deals/${dealId}`]) {
+    for (const path of [
+      `/api/crm/leads/${leadId}`,
+      `/api/crm/deals/${dealId}`,
+      `/api/crm/contacts/${contactId}`,
+      `/api/crm/products/${productId}`,
+      `/api/crm/activities/${activityId}`,
+    ]) {
       const res = await request(stack.url).get(path).set('Cookie', owner.cookie);
       expect(res.status).toBe(200);
     }

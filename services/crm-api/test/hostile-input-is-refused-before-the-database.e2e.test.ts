@@ -1,4 +1,4 @@
-import { withSystemScope } from '@crm/shared/db';
+import { withSystemScope, withTenant } from '@crm/shared/db';
 import { sessionClient, tenantSession, testDb, tenantRowCounts } from '@crm/test-kit';
 import request from 'supertest';
 import { useStack } from './support/stack';
@@ -154,6 +154,46 @@ describe('deals', () => {
       expect(res.status).toBe(201);
       expect(res.body.data.deal.expected_close_date).toEqual(expect.any(String));
     }
+  });
+});
+
+describe('contacts and products', () => {
+  it.each([
+    ['NUL in first_name', { email: 'c@example.com', first_name: 'C\u0000' }, 'first_name'],
+    ['a lone surrogate in company', { email: 'c@example.com', company: 'A\ud800' }, 'company'],
+    [
+      'NUL in a custom_fields value',
+      { email: 'c@example.com', custom_fields: { note: 'a\u0000' } },
+      'custom_fields.note',
+    ],
+  ])('POST a contact with %s -> 400 naming the field, no row', async (_case, body, path) => {
+    const res = await writesNothing(() => api().post('/api/crm/contacts', body));
+    expectRefused(res, path, 'invalid_format');
+  });
+
+  it('PATCH a contact or a product with NUL -> 400, neither changed', async () => {
+    const created = await api().post('/api/crm/contacts', { email: 'keep@example.com' });
+    expect(created.status).toBe(201);
+    const contactPath = `/api/crm/contacts/${created.body.data.contact.id}`;
+    expectRefused(
+      await writesNothing(() => api().patch(contactPath, { last_name: 'x\u0000' })),
+      'last_name',
+      'invalid_format',
+    );
+    const { id } = await withTenant(database.db, owner.tenantId, (trx) =>
+      trx
+        .insertInto('crm_products')
+        .values({ tenant_id: owner.tenantId, sku: 'HOSTILE-1', name: 'Kept' })
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    );
+    expectRefused(
+      await writesNothing(() => api().patch(`/api/crm/products/${id}`, { name: 'x\u0000' })),
+      'name',
+      'invalid_format',
+    );
+    expect((await api().get(contactPath)).body.data.contact.last_name).toBeNull();
+    expect((await api().get(`/api/crm/products/${id}`)).body.data.product.name).toBe('Kept');
   });
 });
 

@@ -9,7 +9,7 @@ import { service as crmApi } from '../../crm-api/src/main';
 /*
  * /api-docs in real headless Chromium (Debian's `chromium`, driven by playwright-core), through
  * a real gateway in front of a real crm-api: the page renders without console errors or failed
- * requests, lists the planned resources and the rate limit, copies a curl snippet that curl
+ * requests, lists the resources and the rate limit, copies a curl snippet that curl
  * runs, and "try it" calls the API with the signed-in user's cookie. `.ci/run` installs
  * chromium when it is missing (`apt-get install -y chromium`).
  */
@@ -79,19 +79,27 @@ async function tryIt(method: string, path: string) {
 
 it('renders the reference with every operation grouped by resource', async () => {
   const tags = await page.locator('.opblock-tag').allInnerTexts();
-  for (const tag of ['Leads', 'Deals', 'Forms', 'Auth', 'Integrations']) {
+  for (const tag of [
+    'Leads',
+    'Deals',
+    'Contacts',
+    'Products',
+    'Activities',
+    'Forms',
+    'Auth',
+    'Integrations',
+  ]) {
     expect(tags.some((t) => t.startsWith(tag))).toBe(true);
   }
 });
 
-it('lists the planned resources and the rate limit from the gateway config', async () => {
+it('lists the resources as callable and the rate limit from the gateway config', async () => {
   const info = await page.locator('.swagger-ui .info').innerText();
-  for (const planned of ['Contacts', 'Activities']) {
-    const row = page.locator('.info tr', { hasText: planned });
-    expect(await row.innerText()).toMatch(/planned/);
+  for (const resource of ['Contacts', 'Leads', 'Deals', 'Activities', 'Automations']) {
+    const row = page.locator('.info tr', { hasText: resource });
+    expect(await row.innerText()).toMatch(new RegExp(`^${resource}\\s+callable: `));
   }
-  expect(info).toMatch(/Leads\s+callable/);
-  expect(info).toMatch(/Automations\s+callable/);
+  expect(info).not.toMatch(/planned/);
   // The test gateway's own configured limit, not the default: the page shows the config's.
   const limit = stack.gateway.config.RATE_LIMIT_DEFAULT_PER_MINUTE.toLocaleString('en-US');
   expect(info).toContain(`Rate limit: ${limit} requests per minute per tenant`);

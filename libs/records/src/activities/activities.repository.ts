@@ -1,5 +1,6 @@
-import type { Trx } from '@crm/shared/db';
-import { sql } from 'kysely';
+import type { ActivitiesTable, Trx } from '@crm/shared/db';
+import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import { sql, type Selectable } from 'kysely';
 import type { ActivityInput } from './activities.schema';
 
 /** An activity written in bulk, with its links resolved to record ids. */
@@ -65,4 +66,58 @@ export async function updateActivitiesById(
     WHERE t.tenant_id = ${tenantId} AND t.id = a.id
     RETURNING t.id, t.type, t.occurred_at`.execute(trx);
   return updated;
+}
+
+/** Every column an activity is read with. */
+export const ACTIVITY_COLUMNS = [
+  'id',
+  'type',
+  'subject',
+  'body',
+  'occurred_at',
+  'lead_id',
+  'contact_id',
+  'deal_id',
+  'custom_fields',
+  'created_at',
+  'updated_at',
+] as const;
+export type ActivityColumn = (typeof ACTIVITY_COLUMNS)[number];
+export type Activity = Pick<Selectable<ActivitiesTable>, (typeof ACTIVITY_COLUMNS)[number]>;
+
+/** The list's filters: the lead, contact or deal an activity is about (all given must match). */
+export interface ActivityFilters {
+  lead_id?: string;
+  contact_id?: string;
+  deal_id?: string;
+}
+
+export async function findActivity(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Activity | undefined> {
+  return trx
+    .selectFrom('crm_activities')
+    .select(ACTIVITY_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A page of the tenant's activities, filtered by the records they are about. */
+export async function listActivities(
+  trx: Trx,
+  tenantId: string,
+  page: PageQuery<string>,
+  filters: ActivityFilters = {},
+): Promise<Page<Activity>> {
+  let query = trx
+    .selectFrom('crm_activities')
+    .select(ACTIVITY_COLUMNS)
+    .where('tenant_id', '=', tenantId);
+  if (filters.lead_id) query = query.where('lead_id', '=', filters.lead_id);
+  if (filters.contact_id) query = query.where('contact_id', '=', filters.contact_id);
+  if (filters.deal_id) query = query.where('deal_id', '=', filters.deal_id);
+  return paginate(query, page, 'id');
 }

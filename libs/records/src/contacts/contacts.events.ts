@@ -28,3 +28,13 @@ export function contactEvent(
     data: { ...data },
   };
 }
+
+/** `contact.deleted`, written when a contact is deleted through the API; `data` is empty. */
+export function contactDeletedEvent(tenantId: string, id: string): EventInput {
+  return {
+    type: 'contact.deleted',
+    tenant_id: tenantId,
+    record: { module: CONTACT_MODULE, id },
+    data: {},
+  };
+}

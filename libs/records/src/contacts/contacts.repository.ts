@@ -3,7 +3,12 @@ import { writeEvent } from '@crm/shared/events';
 import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { contactEvent } from './contacts.events';
-import type { ContactInput, ProviderContact } from './contacts.schema';
+import type {
+  ContactChange,
+  ContactFilters,
+  ContactInput,
+  ProviderContact,
+} from './contacts.schema';
 
 /** Every column a contact is read with. */
 export const CONTACT_COLUMNS = [
@@ -19,6 +24,7 @@ export const CONTACT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+export type ContactColumn = (typeof CONTACT_COLUMNS)[number];
 export type Contact = Pick<Selectable<ContactsTable>, (typeof CONTACT_COLUMNS)[number]>;
 
 /** A contact stored by an upsert, and whether this call inserted it. */
@@ -98,16 +104,112 @@ export async function findContactIdByPhone(
   return rows.length === 1 ? rows[0].id : undefined;
 }
 
+/**
+ * The least string above every string that starts with `prefix`, in code point order (the
+ * order of `~<~`): its last code point plus one, past the surrogates; undefined when there is
+ * none (the prefix ends in U+10FFFF).
+ */
+function prefixEnd(prefix: string): string | undefined {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) {
+      return points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A page of the tenant's contacts. `q` matches emails that start with it (emails are stored
+ * lower-cased; pass it lower-cased), as a range in code point order: `~>=~` and `~<~` are
+ * leakproof, so under row-level security the (tenant_id, email text_pattern_ops) index serves
+ * them, where LIKE (not leakproof) would be checked row by row. Names are not searched.
+ */
 export async function listContacts(
   trx: Trx,
   tenantId: string,
   page: PageQuery<string>,
+  filters: ContactFilters = {},
 ): Promise<Page<Contact>> {
-  const query = trx
+  let query = trx
     .selectFrom('crm_contacts')
     .select(CONTACT_COLUMNS)
     .where('tenant_id', '=', tenantId);
+  if (filters.q) {
+    const end = prefixEnd(filters.q);
+    query = query.where(sql<boolean>`email ~>=~ ${filters.q}`);
+    if (end !== undefined) query = query.where(sql<boolean>`email ~<~ ${end}`);
+  }
   return paginate(query, page, 'id');
+}
+
+/** A new contact from the REST route; undefined when its email or external id is taken. */
+export async function insertContact(
+  trx: Trx,
+  tenantId: string,
+  input: ContactInput,
+): Promise<Contact | undefined> {
+  return trx
+    .insertInto('crm_contacts')
+    .values({
+      tenant_id: tenantId,
+      ...givenColumns(input),
+      custom_fields: JSON.stringify(input.custom_fields ?? {}),
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning(CONTACT_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** The contact, locked until the transaction ends (a change reads it, then writes it). */
+export async function lockContact(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Contact | undefined> {
+  return trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/**
+ * Applies a change: a field given replaces the stored one (null clears it), custom_fields merge
+ * key by key, as an ingested contact's do.
+ */
+export async function updateContact(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  change: ContactChange,
+): Promise<Contact | undefined> {
+  const customFields = JSON.stringify(change.custom_fields ?? {});
+  return trx
+    .updateTable('crm_contacts')
+    .set({
+      ...givenColumns(change),
+      custom_fields: sql`custom_fields || ${customFields}::jsonb`,
+      updated_at: sql`now()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(CONTACT_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Deletes the contact; false when the tenant has none with this id. */
+export async function deleteContact(trx: Trx, tenantId: string, id: string): Promise<boolean> {
+  const deleted = await trx
+    .deleteFrom('crm_contacts')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  return deleted !== undefined;
 }
 
 /**
@@ -160,7 +262,7 @@ const SET_COLUMNS = [
   'title',
 ] as const;
 
-function givenColumns(input: ContactInput) {
+function givenColumns(input: ContactInput | ContactChange) {
   const values: Partial<Record<(typeof SET_COLUMNS)[number], string | null>> = {};
   for (const column of SET_COLUMNS) {
     if (input[column] !== undefined) values[column] = input[column];

@@ -12,7 +12,7 @@ export const MAX_CONTACT_PHONE = 100;
  * A field left out keeps the stored value, null or empty clears it, custom_fields are merged
  * key by key.
  */
-export const contactInputSchema = recordObject('contact', {
+const contactFields = {
   external_id: optionalText('external_id', MAX_CONTACT_EXTERNAL_ID),
   email: optionalEmail('email'),
   phone: optionalText('phone', MAX_CONTACT_PHONE),
@@ -21,10 +21,35 @@ export const contactInputSchema = recordObject('contact', {
   company: optionalText('company', MAX_CONTACT_TEXT),
   title: optionalText('title', MAX_CONTACT_TEXT),
   custom_fields: customFields(),
-}).refine((contact) => Boolean(contact.email || contact.phone), {
-  error: 'email or phone is required (a contact is matched by external_id, else by email)',
-});
+};
+
+export const contactInputSchema = recordObject('contact', contactFields).refine(
+  (contact) => Boolean(contact.email || contact.phone),
+  { error: 'email or phone is required (a contact is matched by external_id, else by email)' },
+);
 export type ContactInput = z.output<typeof contactInputSchema>;
+
+/**
+ * A change to one contact (PATCH): the same fields and rules as contactInputSchema, each
+ * optional; at least one. The contact must still have an email or a phone afterwards (checked
+ * against the stored row by the caller).
+ */
+export const contactChangeSchema = recordObject('contact', contactFields).refine(
+  (change) => Object.keys(change).length > 0,
+  { error: 'give at least one field to change' },
+);
+export type ContactChange = z.output<typeof contactChangeSchema>;
+
+/** `q` of the contact list: an email or the start of one (lower-cased, matched as a prefix). */
+export const contactFilterFields = {
+  q: z
+    .string({ error: 'q must be a string of at most 320 characters' })
+    .trim()
+    .toLowerCase()
+    .max(320, { error: 'q must be a string of at most 320 characters' })
+    .optional(),
+};
+export type ContactFilters = { q?: string };
 
 /** Element of an ingest's `data`: the stored contact and whether this call created it. */
 export const contactResultItemSchema = z.object({

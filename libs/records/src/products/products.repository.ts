@@ -2,8 +2,8 @@ import type { ProductsTable, Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
-import { productEvent } from './products.events';
-import type { ProductInput } from './products.schema';
+import { productEvent, type ProductEventData } from './products.events';
+import type { ProductChange, ProductInput } from './products.schema';
 
 /** Every column a product is read with. */
 export const PRODUCT_COLUMNS = [
@@ -17,6 +17,7 @@ export const PRODUCT_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+export type ProductColumn = (typeof PRODUCT_COLUMNS)[number];
 export type Product = Pick<Selectable<ProductsTable>, (typeof PRODUCT_COLUMNS)[number]>;
 
 /** The columns an input may set besides its sku; one it leaves out keeps the stored value. */
@@ -82,19 +83,46 @@ export async function upsertProduct(
     .returning([...PRODUCT_COLUMNS, sql<boolean>`(xmax = 0)`.as('created')])
     .executeTakeFirstOrThrow();
   const { created, ...product } = row;
+  await writeEvent(trx, productEvent(tenantId, { id: product.id, created }, eventData(product)));
+  return { product, created };
+}
+
+/** The event's `data`: the product as stored. */
+function eventData(product: Product): ProductEventData {
+  return {
+    sku: product.sku,
+    name: product.name,
+    price: product.price,
+    currency: product.currency,
+    active: product.active,
+  };
+}
+
+/**
+ * Applies a change to the product with this id (a field given replaces the stored one, null
+ * clears it) and emits `product.updated`; undefined when the tenant has no such product.
+ */
+export async function updateProduct(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  change: ProductChange,
+): Promise<Product | undefined> {
+  const given: Partial<ProductChange> = {};
+  for (const column of SET_COLUMNS) {
+    if (change[column] !== undefined) Object.assign(given, { [column]: change[column] });
+  }
+  const product = await trx
+    .updateTable('crm_products')
+    .set({ ...given, updated_at: sql`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(PRODUCT_COLUMNS)
+    .executeTakeFirst();
+  if (!product) return undefined;
   await writeEvent(
     trx,
-    productEvent(
-      tenantId,
-      { id: product.id, created },
-      {
-        sku: product.sku,
-        name: product.name,
-        price: product.price,
-        currency: product.currency,
-        active: product.active,
-      },
-    ),
+    productEvent(tenantId, { id: product.id, created: false }, eventData(product)),
   );
-  return { product, created };
+  return product;
 }

@@ -51,6 +51,21 @@ export const productInputSchema = recordObject('product', {
 });
 export type ProductInput = z.output<typeof productInputSchema>;
 
+/**
+ * A change to one product (PATCH): name, description, price, currency, active, by the same rules;
+ * at least one. The sku is the product's key and is not changed here.
+ */
+export const productChangeSchema = recordObject('product change', {
+  name: optionalText('name', MAX_PRODUCT_NAME),
+  description: optionalText('description', MAX_PRODUCT_DESCRIPTION),
+  price,
+  currency,
+  active: z.boolean({ error: 'active must be true or false' }).optional(),
+}).refine((change) => Object.keys(change).length > 0, {
+  error: 'give at least one field to change',
+});
+export type ProductChange = z.output<typeof productChangeSchema>;
+
 /** Element of an ingest's `data`: the stored product and whether this call created it. */
 export const productResultItemSchema = z.object({
   id: z.uuid(),

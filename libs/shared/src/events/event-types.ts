@@ -9,6 +9,7 @@ export const PLATFORM_EVENT_TYPES = [
   'lead.updated',
   'contact.created',
   'contact.updated',
+  'contact.deleted',
   'product.created',
   'product.updated',
   'deal.created',

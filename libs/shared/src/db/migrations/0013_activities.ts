@@ -5,8 +5,8 @@ export const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'note', 'task'] as co
 
 /**
  * Activities: what happened with a lead, contact or deal (a call, an email, a meeting, a note, a
- * task), one of the planned resources the endpoint browser lists (specified). Written by migrations
- * today (the history a previous CRM holds); the REST resource is not callable yet.
+ * task), one of the resources the endpoint browser lists (specified). Written by migrations (the
+ * history a previous CRM holds); read through GET /api/crm/activities.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const types = sql.raw(ACTIVITY_TYPES.map((t) => `'${t}'`).join(', '));
