@@ -148,6 +148,7 @@ export {
   upsertChannelConversation,
   upsertConversation,
   type Conversation,
+  type ConversationFilters,
 } from './conversations/conversations.repository';
 export {
   CONVERSATION_EVENT_TYPES,

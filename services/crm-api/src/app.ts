@@ -6,16 +6,19 @@ import type { Express } from 'express';
 import { activityRoutes } from './activities/activities.routes';
 import type { Config } from './config';
 import { contactRoutes } from './contacts/contacts.routes';
+import { conversationRoutes } from './conversations/conversations.routes';
 import { dealRoutes } from './deals/deals.routes';
 import { exportRoutes } from './exports/exports.routes';
 import { formRoutes } from './forms/forms.routes';
 import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';
 import { productRoutes } from './products/products.routes';
+import { receiverRecordRoutes } from './receiver-records/receiver-records.routes';
 
 /**
- * crm-api (:4001): lead import, leads, deals, contacts, products, activities, web forms and
- * exports. Session routes run with
+ * crm-api (:4001): lead import, leads, deals, contacts, products, activities, the records the
+ * receivers store (conversations, orders, payments, calls, email and network events), web
+ * forms and exports. Session routes run with
  * the identity the gateway signed, inside withTenant. Builds the express app from its
  * dependencies; does not listen (main.ts does).
  */
@@ -42,6 +45,9 @@ export function createApp(deps: AppDeps, config: Config): Express {
       app.use(contactRoutes(deps.db, deps.bodyLimitBytes));
       app.use(productRoutes(deps.db, deps.bodyLimitBytes));
       app.use(activityRoutes(deps.db));
+      // What the receivers and MCP store, read: conversations, orders, payments, calls, ...
+      app.use(conversationRoutes(deps.db));
+      app.use(receiverRecordRoutes(deps.db));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(
         exportRoutes({

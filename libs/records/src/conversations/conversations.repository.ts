@@ -57,13 +57,27 @@ export async function findConversation(
   return conversations(trx, tenantId).where('c.id', '=', id).executeTakeFirst();
 }
 
+/** What a conversation list may be narrowed to; every one given must match. */
+export interface ConversationFilters {
+  channel?: string;
+  status?: 'open' | 'pending' | 'closed';
+  contact_id?: string;
+}
+
 /** A page of the tenant's conversations, whichever wrote them. */
 export async function listConversations(
   trx: Trx,
   tenantId: string,
   page: PageQuery<string>,
+  filters: ConversationFilters = {},
 ): Promise<Page<Conversation>> {
-  return paginate(conversations(trx, tenantId), page, 'c.id');
+  let query = conversations(trx, tenantId);
+  if (filters.channel !== undefined) query = query.where('c.channel', '=', filters.channel);
+  if (filters.status !== undefined) query = query.where('d.status', '=', filters.status);
+  if (filters.contact_id !== undefined) {
+    query = query.where('d.contact_id', '=', filters.contact_id);
+  }
+  return paginate(query, page, 'c.id');
 }
 
 /**
