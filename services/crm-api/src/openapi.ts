@@ -23,7 +23,17 @@ import { exportRequestSchema } from './exports/exports.schema';
 import { FORM_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
 import { LEAD_SORTABLE, leadFiltersSchema } from './leads/leads.schema';
+import {
+  CONVERSATION_SORTABLE,
+  MESSAGE_SORTABLE,
+  conversationFiltersSchema,
+} from './conversations/conversations.schema';
 import { PRODUCT_SORTABLE } from './products/products.schema';
+import {
+  RECEIVER_RESOURCES,
+  RECEIVER_SORTABLE,
+  timeRangeFields,
+} from './receiver-records/receiver-records.schema';
 
 /*
  * crm-api's operations, from the schemas its routes validate with (build-time only: the
@@ -93,7 +103,123 @@ const activity = record.openapi('Activity', {
   },
 });
 
+const conversation = record.openapi('Conversation', {
+  example: {
+    id: '9e4f5a6b-7c8d-4e9f-8a1b-2c3d4e5f6a7b',
+    channel: 'messaging',
+    external_id: '447700900123',
+    messaging_account_id: null,
+    contact_name: 'Ada',
+    last_message_at: '2026-11-24T10:05:00.000Z',
+    created_at: '2026-11-24T10:00:00.000Z',
+    subject: null,
+    status: 'open',
+    started_at: null,
+    contact_id: '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+    contact_email: null,
+    contact_phone: '+447700900123',
+  },
+});
+const chatMessage = record.openapi('ChatMessage', {
+  example: {
+    id: 'a05f6a7b-8c9d-4eaf-9b2c-3d4e5f6a7b8c',
+    conversation_id: '9e4f5a6b-7c8d-4e9f-8a1b-2c3d4e5f6a7b',
+    external_id: 'wamid.HBgM',
+    direction: 'inbound',
+    message_type: 'text',
+    body: 'Hello',
+    status: null,
+    sent_at: '2026-11-24T10:05:00.000Z',
+    payload: {},
+    created_at: '2026-11-24T10:05:01.000Z',
+    updated_at: '2026-11-24T10:05:01.000Z',
+  },
+});
+
+/** The receiver records' lists and details (receiver-records.schema.ts). */
+function registerReceiverRecords(registry: OpenAPIRegistry): void {
+  for (const resource of RECEIVER_RESOURCES) {
+    const item = record.openapi(resource.noun.replace(/ (\w)/g, (_, c: string) => c.toUpperCase()));
+    addOperation(registry, {
+      method: 'get',
+      path: resource.path,
+      tag: resource.tag,
+      summary: `List ${resource.summary}`,
+      description:
+        'Newest first by default, by `created_at` (when the row was stored); `from` ' +
+        '(inclusive) and `to` (exclusive) are ISO 8601 date-times with a time zone on that ' +
+        `column. Items leave out the stored provider body (${resource.detailColumns.join(', ')}); ` +
+        'the detail has it.',
+      auth: 'session',
+      query: pageQuerySchema({ sortable: RECEIVER_SORTABLE, defaultSortBy: 'created_at' })
+        .extend(resource.filters.shape)
+        .extend(timeRangeFields),
+      success: {
+        description: `A page of ${resource.summary.split(' (')[0]}`,
+        bare: paginated(item),
+      },
+      errors: [400],
+    });
+    addOperation(registry, {
+      method: 'get',
+      path: `${resource.path}/{id}`,
+      tag: resource.tag,
+      summary: `One ${resource.noun.toLowerCase()}`,
+      auth: 'session',
+      params: idParam(),
+      success: {
+        description: `The ${resource.noun.toLowerCase()}, with its stored provider body`,
+        data: z.object({ [resource.key]: item }),
+      },
+      errors: [404],
+    });
+  }
+}
+
 export function registerOperations(registry: OpenAPIRegistry): void {
+  registerReceiverRecords(registry);
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/conversations',
+    tag: 'Conversations',
+    summary: 'List chat conversations (paginated, by channel, status, contact)',
+    description:
+      "Every writer's conversations in one list: the messaging receiver's and those MCP and " +
+      'migrate ingest. Newest first by default (`created_at`); `last_message_at` sorts by the ' +
+      'latest message, conversations without one first when descending.',
+    auth: 'session',
+    query: pageQuerySchema({
+      sortable: CONVERSATION_SORTABLE,
+      defaultSortBy: 'created_at',
+    }).extend(conversationFiltersSchema.shape),
+    success: { description: 'A page of conversations', bare: paginated(conversation) },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/conversations/{id}',
+    tag: 'Conversations',
+    summary: 'One chat conversation',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'The conversation', data: z.object({ conversation }) },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/conversations/{id}/messages',
+    tag: 'Conversations',
+    summary: "A conversation's messages (paginated)",
+    description:
+      'By `sent_at`. The default `sortOrder=desc` makes page 1 the latest messages; within ' +
+      'every page the messages read oldest first, as in a chat. `sortOrder=asc` pages from the ' +
+      'first message. An unknown conversation is a 404.',
+    auth: 'session',
+    params: idParam(),
+    query: pageQuerySchema({ sortable: MESSAGE_SORTABLE, defaultSortBy: 'sent_at' }),
+    success: { description: 'A page of messages', bare: paginated(chatMessage) },
+    errors: [400, 404],
+  });
   addOperation(registry, {
     method: 'post',
     path: '/api/v1/import/leads',
