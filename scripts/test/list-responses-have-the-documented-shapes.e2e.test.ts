@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withSystemScope } from '@crm/shared/db';
 import { sessionClient, tenantSession, usePlatformBehindGateway } from '@crm/test-kit';
 import { service as automation } from '../../services/automation/src/main';
 import { service as crmApi } from '../../services/crm-api/src/main';
@@ -60,9 +61,11 @@ describe('list responses (docs/api.md, List responses)', () => {
   const shapes = documentedShapes();
   let cookie: string;
   let workflowId: string;
+  let conversationId: string;
 
   beforeAll(async () => {
-    ({ cookie } = await tenantSession(stack, stack.database, 'owner'));
+    let tenantId: string;
+    ({ cookie, tenantId } = await tenantSession(stack, stack.database, 'owner'));
     const created = await sessionClient(stack.url, cookie).post('/api/automations/workflows', {
       name: 'Any lead',
       trigger: { event: 'lead.*' },
@@ -70,6 +73,15 @@ describe('list responses (docs/api.md, List responses)', () => {
     });
     expect(created.status).toBe(201);
     workflowId = created.body.data.workflow.id;
+    // A conversation the messaging receiver stored, for its messages list.
+    conversationId = await withSystemScope(stack.database.db, async (trx) => {
+      const row = await trx
+        .insertInto('chat_conversations')
+        .values({ tenant_id: tenantId, channel: 'messaging', external_id: '447700900123' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    });
   });
 
   it('the table names every list route of the OpenAPI document, and only those', () => {
@@ -80,7 +92,8 @@ describe('list responses (docs/api.md, List responses)', () => {
   it('every list route answers 200 with the keys the table gives', async () => {
     const answers = [];
     for (const { route, shape } of shapes) {
-      const path = route.slice('GET '.length).replace(':id', workflowId);
+      const parent = route.startsWith('GET /api/crm/conversations/') ? conversationId : workflowId;
+      const path = route.slice('GET '.length).replace(':id', parent);
       const res = await sessionClient(stack.url, cookie).get(path);
       const body = res.body as Record<string, unknown>;
       const data = body.data as Record<string, unknown> | undefined;
