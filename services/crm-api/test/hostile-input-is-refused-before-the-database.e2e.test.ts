@@ -326,6 +326,18 @@ describe('query strings', () => {
       'query string',
     );
   });
+
+  it.each([
+    ['/api/crm/orders?status=paid%00', 'status'],
+    ['/api/crm/calls?from=2026-01-01T00:00:00Z%00', 'from'],
+    ['/api/crm/conversations?channel=chat%00', 'channel'],
+    ['/api/crm/email-events/replies?contact_id=%00', 'contact_id'],
+  ])(
+    'a receiver record list refuses a NUL in its filter: GET %s -> 400 naming %s',
+    async (path, name) => {
+      expectRefused(await api().get(path), name, 'invalid_format', 'query string');
+    },
+  );
 });
 
 describe('exports', () => {
