@@ -12,10 +12,11 @@ import { formRoutes } from './forms/forms.routes';
 import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';
 import { productRoutes } from './products/products.routes';
+import { timelineRoutes } from './timeline/timeline.routes';
 
 /**
- * crm-api (:4001): lead import, leads, deals, contacts, products, activities, web forms and
- * exports. Session routes run with
+ * crm-api (:4001): lead import, leads, deals, contacts, products, activities, a lead's or
+ * contact's timeline, web forms and exports. Session routes run with
  * the identity the gateway signed, inside withTenant. Builds the express app from its
  * dependencies; does not listen (main.ts does).
  */
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
       app.use(contactRoutes(deps.db, deps.bodyLimitBytes));
       app.use(productRoutes(deps.db, deps.bodyLimitBytes));
       app.use(activityRoutes(deps.db));
+      app.use(timelineRoutes(deps.db));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(
         exportRoutes({
