@@ -59,7 +59,8 @@ const stack = usePlatformBehindGateway([
 describe('list responses (docs/api.md, List responses)', () => {
   const shapes = documentedShapes();
   let cookie: string;
-  let workflowId: string;
+  /** The record each `:id` of a route names: a lead, a contact or (otherwise) a workflow. */
+  const ids: Record<string, string> = {};
 
   beforeAll(async () => {
     ({ cookie } = await tenantSession(stack, stack.database, 'owner'));
@@ -69,7 +70,16 @@ describe('list responses (docs/api.md, List responses)', () => {
       nodes: [{ type: 'webhook', config: { url: 'http://example.com/x', method: 'POST' } }],
     });
     expect(created.status).toBe(201);
-    workflowId = created.body.data.workflow.id;
+    ids.workflow = created.body.data.workflow.id;
+    const lead = await sessionClient(stack.url, cookie).post('/api/v1/import/leads', {
+      leads: [{ email: 'shapes@example.com' }],
+    });
+    const contact = await sessionClient(stack.url, cookie).post('/api/crm/contacts', {
+      email: 'shapes@example.com',
+    });
+    expect([lead.status, contact.status]).toEqual([200, 201]);
+    ids.lead = lead.body.data[0].id;
+    ids.contact = contact.body.data.contact.id;
   });
 
   it('the table names every list route of the OpenAPI document, and only those', () => {
@@ -80,7 +90,12 @@ describe('list responses (docs/api.md, List responses)', () => {
   it('every list route answers 200 with the keys the table gives', async () => {
     const answers = [];
     for (const { route, shape } of shapes) {
-      const path = route.slice('GET '.length).replace(':id', workflowId);
+      const path = route
+        .slice('GET '.length)
+        .replace(/^\/api\/crm\/(lead|contact)s\/:id/, (prefix, kind: string) =>
+          prefix.replace(':id', ids[kind]),
+        )
+        .replace(':id', ids.workflow);
       const res = await sessionClient(stack.url, cookie).get(path);
       const body = res.body as Record<string, unknown>;
       const data = body.data as Record<string, unknown> | undefined;

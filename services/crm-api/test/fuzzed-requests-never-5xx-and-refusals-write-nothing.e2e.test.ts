@@ -403,6 +403,8 @@ describe('form bodies, query strings, path segments', () => {
       ['/api/crm/contacts', ['q']],
       ['/api/crm/products', []],
       ['/api/crm/activities', ['lead_id', 'contact_id', 'deal_id']],
+      [`/api/crm/leads/${leadId}/timeline`, ['limit', 'cursor']],
+      [`/api/crm/contacts/${contactId}/timeline`, ['limit', 'cursor']],
     ];
     await fc.assert(
       fc.asyncProperty(
@@ -419,6 +421,8 @@ describe('form bodies, query strings, path segments', () => {
   it('routes with ids and slugs, given hostile segments', async () => {
     const routes: Array<[string, (s: string) => string, unknown]> = [
       ['GET', (s) => `/api/crm/leads/${s}`, undefined],
+      ['GET', (s) => `/api/crm/leads/${s}/timeline`, undefined],
+      ['GET', (s) => `/api/crm/contacts/${s}/timeline`, undefined],
       ['GET', (s) => `/api/crm/deals/${s}`, undefined],
       ['PATCH', (s) => `/api/crm/deals/${s}`, { title: 'x' }],
       ['DELETE', (s) => `/api/crm/deals/${s}`, undefined],
