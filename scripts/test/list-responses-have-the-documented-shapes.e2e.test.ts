@@ -60,8 +60,8 @@ const stack = usePlatformBehindGateway([
 describe('list responses (docs/api.md, List responses)', () => {
   const shapes = documentedShapes();
   let cookie: string;
-  let workflowId: string;
-  let conversationId: string;
+  /** The record each `:id` of a route names: a lead, a contact, a conversation or a workflow. */
+  const ids: Record<string, string> = {};
 
   beforeAll(async () => {
     let tenantId: string;
@@ -72,9 +72,9 @@ describe('list responses (docs/api.md, List responses)', () => {
       nodes: [{ type: 'webhook', config: { url: 'http://example.com/x', method: 'POST' } }],
     });
     expect(created.status).toBe(201);
-    workflowId = created.body.data.workflow.id;
+    ids.workflow = created.body.data.workflow.id;
     // A conversation the messaging receiver stored, for its messages list.
-    conversationId = await withSystemScope(stack.database.db, async (trx) => {
+    ids.conversation = await withSystemScope(stack.database.db, async (trx) => {
       const row = await trx
         .insertInto('chat_conversations')
         .values({ tenant_id: tenantId, channel: 'messaging', external_id: '447700900123' })
@@ -82,6 +82,15 @@ describe('list responses (docs/api.md, List responses)', () => {
         .executeTakeFirstOrThrow();
       return row.id;
     });
+    const lead = await sessionClient(stack.url, cookie).post('/api/v1/import/leads', {
+      leads: [{ email: 'shapes@example.com' }],
+    });
+    const contact = await sessionClient(stack.url, cookie).post('/api/crm/contacts', {
+      email: 'shapes@example.com',
+    });
+    expect([lead.status, contact.status]).toEqual([200, 201]);
+    ids.lead = lead.body.data[0].id;
+    ids.contact = contact.body.data.contact.id;
   });
 
   it('the table names every list route of the OpenAPI document, and only those', () => {
@@ -92,8 +101,12 @@ describe('list responses (docs/api.md, List responses)', () => {
   it('every list route answers 200 with the keys the table gives', async () => {
     const answers = [];
     for (const { route, shape } of shapes) {
-      const parent = route.startsWith('GET /api/crm/conversations/') ? conversationId : workflowId;
-      const path = route.slice('GET '.length).replace(':id', parent);
+      const path = route
+        .slice('GET '.length)
+        .replace(/^\/api\/crm\/(lead|contact|conversation)s\/:id/, (prefix, kind: string) =>
+          prefix.replace(':id', ids[kind]),
+        )
+        .replace(':id', ids.workflow);
       const res = await sessionClient(stack.url, cookie).get(path);
       const body = res.body as Record<string, unknown>;
       const data = body.data as Record<string, unknown> | undefined;

@@ -14,11 +14,12 @@ import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';
 import { productRoutes } from './products/products.routes';
 import { receiverRecordRoutes } from './receiver-records/receiver-records.routes';
+import { timelineRoutes } from './timeline/timeline.routes';
 
 /**
- * crm-api (:4001): lead import, leads, deals, contacts, products, activities, the records the
- * receivers store (conversations, orders, payments, calls, email and network events), web
- * forms and exports. Session routes run with
+ * crm-api (:4001): lead import, leads, deals, contacts, products, activities, a lead's or
+ * contact's timeline, the records the receivers store (conversations, orders, payments,
+ * calls, email and network events), web forms and exports. Session routes run with
  * the identity the gateway signed, inside withTenant. Builds the express app from its
  * dependencies; does not listen (main.ts does).
  */
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
       // What the receivers and MCP store, read: conversations, orders, payments, calls, ...
       app.use(conversationRoutes(deps.db));
       app.use(receiverRecordRoutes(deps.db));
+      app.use(timelineRoutes(deps.db));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(
         exportRoutes({

@@ -34,6 +34,7 @@ import {
   RECEIVER_SORTABLE,
   timeRangeFields,
 } from './receiver-records/receiver-records.schema';
+import { TIMELINE_TYPES, timelineQuerySchema } from './timeline/timeline.schema';
 
 /*
  * crm-api's operations, from the schemas its routes validate with (build-time only: the
@@ -175,6 +176,38 @@ function registerReceiverRecords(registry: OpenAPIRegistry): void {
     });
   }
 }
+const timelineItem = z
+  .object({
+    type: z.enum(TIMELINE_TYPES),
+    id: z.uuid().openapi({ description: "The row's id in its own source (unique per type)" }),
+    occurred_at: z.string().openapi({ format: 'date-time' }),
+    summary: z.string().openapi({ description: 'One line for people' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'A few fields of the source row; keys per type (docs/timeline.md)' }),
+  })
+  .openapi('TimelineItem', {
+    example: {
+      type: 'email_open',
+      id: '2f4e6a8c-0b1d-4e3f-8a5b-7c9d1e2f3a4b',
+      occurred_at: '2026-11-24T10:00:00.000Z',
+      summary: 'Opened email: Welcome',
+      data: { message_id: '1e3f5a7c-9b0d-4c2e-8f4a-6b8c0d2e4f6a', subject: 'Welcome' },
+    },
+  });
+const timelinePage = z.object({
+  items: z.array(timelineItem),
+  nextCursor: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+});
+const TIMELINE_DESCRIPTION =
+  'Newest first: form submissions (leads only), deals, activities, sent emails and their ' +
+  'opens, clicks and replies, chat messages, calls, orders and payments, each found by its ' +
+  'link to the record (docs/timeline.md). Cursor-paged: `limit` (default 50, at most 200) ' +
+  "and `cursor` (the previous page's `nextCursor`, unchanged). A cursor of another record, " +
+  'or an altered one, is a 400 VALIDATION_ERROR.';
 
 export function registerOperations(registry: OpenAPIRegistry): void {
   registerReceiverRecords(registry);
@@ -288,6 +321,18 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     success: { description: 'The lead', data: z.object({ lead }) },
     errors: [404],
   });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/leads/{id}/timeline',
+    tag: 'Leads',
+    summary: "A lead's timeline (cursor-paged, newest first)",
+    description: TIMELINE_DESCRIPTION,
+    auth: 'session',
+    params: idParam(),
+    query: timelineQuerySchema,
+    success: { description: 'A page of the timeline', bare: timelinePage },
+    errors: [400, 404],
+  });
 
   addOperation(registry, {
     method: 'get',
@@ -385,6 +430,18 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     params: idParam(),
     success: { description: 'The contact', data: z.object({ contact }) },
     errors: [404],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/contacts/{id}/timeline',
+    tag: 'Contacts',
+    summary: "A contact's timeline (cursor-paged, newest first)",
+    description: TIMELINE_DESCRIPTION,
+    auth: 'session',
+    params: idParam(),
+    query: timelineQuerySchema,
+    success: { description: 'A page of the timeline', bare: timelinePage },
+    errors: [400, 404],
   });
   addOperation(registry, {
     method: 'patch',

@@ -411,6 +411,8 @@ describe('form bodies, query strings, path segments', () => {
       ['/api/crm/email-events/clicks', ['message_id', 'lead_id', 'contact_id', 'from', 'to']],
       ['/api/crm/email-events/replies', ['message_id', 'lead_id', 'contact_id', 'from', 'to']],
       ['/api/crm/network-events', ['account_id', 'kind', 'from', 'to']],
+      [`/api/crm/leads/${leadId}/timeline`, ['limit', 'cursor']],
+      [`/api/crm/contacts/${contactId}/timeline`, ['limit', 'cursor']],
     ];
     await fc.assert(
       fc.asyncProperty(
@@ -427,6 +429,8 @@ describe('form bodies, query strings, path segments', () => {
   it('routes with ids and slugs, given hostile segments', async () => {
     const routes: Array<[string, (s: string) => string, unknown]> = [
       ['GET', (s) => `/api/crm/leads/${s}`, undefined],
+      ['GET', (s) => `/api/crm/leads/${s}/timeline`, undefined],
+      ['GET', (s) => `/api/crm/contacts/${s}/timeline`, undefined],
       ['GET', (s) => `/api/crm/deals/${s}`, undefined],
       ['PATCH', (s) => `/api/crm/deals/${s}`, { title: 'x' }],
       ['DELETE', (s) => `/api/crm/deals/${s}`, undefined],

@@ -18,6 +18,7 @@ import * as outbox_envelopes_lz4 from './0016_outbox_envelopes_compressed_with_l
 import * as provider_identifier_proofs from './0017_provider_identifier_proofs';
 import * as contact_and_activity_list_indexes from './0019_contact_and_activity_list_indexes';
 import * as migration_records_by_record from './0020_migration_records_by_record';
+import * as timeline_indexes from './0021_timeline_indexes';
 import * as receiver_record_list_indexes from './0022_receiver_record_list_indexes';
 
 /**
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0017_provider_identifier_proofs': provider_identifier_proofs,
   '0019_contact_and_activity_list_indexes': contact_and_activity_list_indexes,
   '0020_migration_records_by_record': migration_records_by_record,
+  '0021_timeline_indexes': timeline_indexes,
   '0022_receiver_record_list_indexes': receiver_record_list_indexes,
 };
 
