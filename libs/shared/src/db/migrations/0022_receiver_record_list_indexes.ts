@@ -12,9 +12,10 @@ import { sql, type Kysely } from 'kysely';
  * - orders, payments, calls, email opens, clicks and replies, and network events by
  *   `created_at`, when the row was stored (their provider time may be missing). The network
  *   events' (tenant_id, created_at DESC) index is replaced by the ascending one with the id;
- * - orders and payments filtered by their contact: (tenant_id, contact_id, created_at, id), partial
- *   on a linked contact; email events filtered by the lead or contact of their email message
- *   find those messages by (tenant_id, lead_id) and (tenant_id, contact_id).
+ * - orders and payments filtered by their contact, and email events filtered by the lead or
+ *   contact of their email message, use the timeline's indexes of migration 0021
+ *   (commerce_orders_by_contact, payment_events_by_contact, email_messages_by_lead and
+ *   email_messages_by_contact).
  */
 const BY_CREATED = [
   ['commerce_orders', 'commerce_orders_by_created'],
@@ -34,16 +35,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
   }
   await sql`DROP INDEX network_events_by_tenant`.execute(db);
-  for (const table of ['commerce_orders', 'payment_events']) {
-    await sql`CREATE INDEX ${sql.id(`${table}_by_contact`)} ON ${sql.table(table)}
-      (tenant_id, contact_id, created_at, id) WHERE contact_id IS NOT NULL`.execute(db);
-  }
-  for (const link of ['lead_id', 'contact_id']) {
-    await sql`CREATE INDEX ${sql.id(`email_messages_by_${link.replace('_id', '')}`)}
-      ON email_messages (tenant_id, ${sql.ref(link)}) WHERE ${sql.ref(link)} IS NOT NULL`.execute(
-      db,
-    );
-  }
   await sql`CREATE INDEX chat_conversations_by_last_message
     ON chat_conversations (tenant_id, last_message_at, id)`.execute(db);
   await sql`DROP INDEX chat_messages_by_conversation`.execute(db);
@@ -55,8 +46,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX chat_messages_by_conversation`.execute(db);
   await sql`CREATE INDEX chat_messages_by_conversation
     ON chat_messages (tenant_id, conversation_id, sent_at)`.execute(db);
-  await sql`DROP INDEX IF EXISTS chat_conversations_by_last_message, commerce_orders_by_contact,
-    payment_events_by_contact, email_messages_by_lead, email_messages_by_contact`.execute(db);
+  await sql`DROP INDEX IF EXISTS chat_conversations_by_last_message`.execute(db);
   await sql`CREATE INDEX network_events_by_tenant ON network_events (tenant_id, created_at DESC)`.execute(
     db,
   );
