@@ -33,7 +33,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
           bodyLimitBytes: config.IMPORT_BODY_LIMIT_BYTES,
         }),
       );
-      app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(leadRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(

@@ -4,10 +4,11 @@ import {
   leadImportItemSchema,
   leadResultItemSchema,
 } from '@crm/records';
-import { pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
 import {
   addOperation,
   idParam,
+  cursorPaginated,
   paginated,
   record,
   type OpenAPIRegistry,
@@ -95,12 +96,12 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/leads',
     tag: 'Leads',
-    summary: 'List leads (paginated, filtered)',
+    summary: 'List leads (paginated by page or cursor, filtered)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: LEAD_SORTABLE, defaultSortBy: 'created_at' }).extend(
+    query: cursorPageQuerySchema({ sortable: LEAD_SORTABLE, defaultSortBy: 'created_at' }).extend(
       leadFiltersSchema.shape,
     ),
-    success: { description: 'A page of leads', bare: paginated(lead) },
+    success: { description: 'A page of leads', bare: cursorPaginated(lead) },
     errors: [400],
   });
   addOperation(registry, {

@@ -1,6 +1,12 @@
 import { type LeadsTable, type Trx } from '@crm/shared/db';
 import { writeEvents } from '@crm/shared/events';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { whereLeadFilters, type LeadFilters } from './lead-filters';
@@ -367,13 +373,53 @@ export async function findLeadByEmail(
     .executeTakeFirst();
 }
 
-/** A page of the tenant's leads, filtered (status, source as normalised on import, q). */
+/**
+ * What the lead list may be sorted by, each the expression its index holds (migration 0018:
+ * `(tenant_id, <key>, id)`, or the unique `(tenant_id, email)`). A missing first or last name
+ * sorts as an empty one: NULLs have no place in a keyset comparison. (A CASE, not coalesce():
+ * under row-level security Postgres uses only index conditions it knows leak nothing.)
+ */
+export const LEAD_SORT_KEYS = {
+  created_at: { expression: sql`crm_leads.created_at`, type: 'timestamptz' },
+  updated_at: { expression: sql`crm_leads.updated_at`, type: 'timestamptz' },
+  email: { expression: sql`crm_leads.email`, type: 'text' },
+  first_name: {
+    expression: sql`(CASE WHEN crm_leads.first_name IS NULL THEN '' ELSE crm_leads.first_name END)`,
+    type: 'text',
+  },
+  last_name: {
+    expression: sql`(CASE WHEN crm_leads.last_name IS NULL THEN '' ELSE crm_leads.last_name END)`,
+    type: 'text',
+  },
+  status: { expression: sql`crm_leads.status`, type: 'text' },
+  source: { expression: sql`crm_leads.source`, type: 'text' },
+} satisfies Record<string, SortKey>;
+export type LeadSortKey = keyof typeof LEAD_SORT_KEYS;
+
+/** The list's query before paging: the tenant's leads with the filters applied. */
+export function leadListQuery(trx: Trx, tenantId: string, filters: LeadFilters = {}) {
+  const query = trx
+    .selectFrom('crm_leads')
+    .select(LEAD_COLUMNS)
+    .where('crm_leads.tenant_id', '=', tenantId);
+  return whereLeadFilters(query, filters);
+}
+
+/**
+ * A page of the tenant's leads, filtered (status, source as normalised on import, q), by page
+ * or by cursor (the shared keyset helper; `binding` signs and checks the cursors).
+ */
 export async function listLeads(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-  filters: LeadFilters = {},
-): Promise<Page<Lead>> {
-  const query = trx.selectFrom('crm_leads').select(LEAD_COLUMNS).where('tenant_id', '=', tenantId);
-  return paginate(whereLeadFilters(query, filters), page, 'id');
+  page: CursorPageQuery<LeadSortKey>,
+  filters: LeadFilters,
+  binding: Omit<CursorBinding, 'filters' | 'scope'>,
+): Promise<CursorPage<Lead>> {
+  return paginateByKeyset(trx, leadListQuery(trx, tenantId, filters), page, {
+    sortKeys: LEAD_SORT_KEYS,
+    tiebreak: 'crm_leads.id',
+    binding: { ...binding, scope: tenantId, filters: { ...filters } },
+    filtered: Object.values(filters).some((value) => value !== undefined && value !== ''),
+  });
 }
