@@ -374,23 +374,13 @@ export async function findLeadByEmail(
 }
 
 /**
- * What the lead list may be sorted by, each the expression its index holds (migration 0018:
- * `(tenant_id, <key>, id)`, or the unique `(tenant_id, email)`). A missing first or last name
- * sorts as an empty one: NULLs have no place in a keyset comparison. (A CASE, not coalesce():
- * under row-level security Postgres uses only index conditions it knows leak nothing.)
+ * What the lead list may be sorted by, each the column its index holds (migration 0018:
+ * `(tenant_id, <key>, id)`, or the unique `(tenant_id, email)`); all NOT NULL, as a keyset
+ * comparison needs.
  */
 export const LEAD_SORT_KEYS = {
   created_at: { expression: sql`crm_leads.created_at`, type: 'timestamptz' },
-  updated_at: { expression: sql`crm_leads.updated_at`, type: 'timestamptz' },
   email: { expression: sql`crm_leads.email`, type: 'text' },
-  first_name: {
-    expression: sql`(CASE WHEN crm_leads.first_name IS NULL THEN '' ELSE crm_leads.first_name END)`,
-    type: 'text',
-  },
-  last_name: {
-    expression: sql`(CASE WHEN crm_leads.last_name IS NULL THEN '' ELSE crm_leads.last_name END)`,
-    type: 'text',
-  },
   status: { expression: sql`crm_leads.status`, type: 'text' },
   source: { expression: sql`crm_leads.source`, type: 'text' },
 } satisfies Record<string, SortKey>;
