@@ -413,3 +413,85 @@ export async function listLeads(
     filtered: Object.values(filters).some((value) => value !== undefined && value !== ''),
   });
 }
+
+/** A change to one lead (PATCH): a key given replaces the stored value; custom_fields merge. */
+export interface LeadChange {
+  email?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  status?: string;
+  source?: string;
+  custom_fields?: Record<string, unknown>;
+}
+
+/** Postgres's unique violation: another lead of the tenant has this email. */
+export const isDuplicateEmail = (err: unknown) => (err as { code?: unknown }).code === '23505';
+
+/**
+ * Inserts one lead (POST /api/crm/leads); undefined when the tenant already has a lead with
+ * this email (nothing is written then).
+ */
+export async function insertLead(
+  trx: Trx,
+  tenantId: string,
+  lead: LeadInput,
+): Promise<Lead | undefined> {
+  const row = toRow(lead, {}, timeOrderedUuid());
+  return trx
+    .insertInto('crm_leads')
+    .values({
+      id: row.id as string,
+      tenant_id: tenantId,
+      email: row.email,
+      first_name: row.first_name,
+      last_name: row.last_name,
+      phone: row.phone,
+      status: row.status,
+      source: row.source,
+      custom_fields: JSON.stringify(row.custom_fields),
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'email']).doNothing())
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
+}
+
+/**
+ * Applies `change` to one lead of the tenant; undefined when there is none. A new email that
+ * another lead of the tenant has fails with a unique violation (isDuplicateEmail).
+ */
+export async function updateLead(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  change: LeadChange,
+): Promise<Lead | undefined> {
+  const { custom_fields: customFields, ...columns } = change;
+  return trx
+    .updateTable('crm_leads')
+    .set({
+      ...columns,
+      ...(customFields
+        ? { custom_fields: sql`crm_leads.custom_fields || ${JSON.stringify(customFields)}::jsonb` }
+        : {}),
+      updated_at: sql`now()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Deletes one lead of the tenant; the deleted lead, or undefined when there is none. */
+export async function deleteLead(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Lead | undefined> {
+  return trx
+    .deleteFrom('crm_leads')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
+}
