@@ -24,9 +24,12 @@ function documentedShapes(): Array<{ route: string; shape: string }> {
   }));
 }
 
-/** `Page` or `{ a: [...] }` -> the keys it names, sorted. */
+const CURSOR_PAGE = [...PAGE, 'nextCursor', 'totalExact'].sort();
+
+/** `Page`, `CursorPage` or `{ a: [...] }` -> the keys it names, sorted. */
 function keysOf(shape: string): string[] {
   if (shape === 'Page') return PAGE;
+  if (shape === 'CursorPage') return CURSOR_PAGE;
   return [...shape.matchAll(/(\w+):/g)].map((m) => m[1]).sort();
 }
 

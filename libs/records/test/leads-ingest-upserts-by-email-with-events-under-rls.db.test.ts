@@ -11,6 +11,7 @@ const records = recordsDb(database);
 afterAll(() => database.close());
 
 const PAGE = { page: 1, pageSize: 20, sortBy: 'email', sortOrder: 'asc' } as const;
+const CURSORS = { secret: 'test cursor secret' };
 
 describe('ingestLeads', () => {
   it('stores valid rows by email, reports the others, and writes lead.created events', async () => {
@@ -93,15 +94,21 @@ describe('ingestLeads', () => {
       expect(await findLeadByEmail(trx, tenantId, 'a@example.com')).toMatchObject({
         id: data[1].id,
       });
-      const page = await listLeads(trx, tenantId, PAGE);
+      const page = await listLeads(trx, tenantId, PAGE, {}, CURSORS);
       expect(page).toMatchObject({ total: 2, totalPages: 1 });
       expect(page.items.map((l) => l.email)).toEqual(['a@example.com', 'b@example.com']);
     });
     await records.asTenant(otherId, async (trx) => {
       // Even asked for the first tenant's rows by its id: row-level security hides them.
       expect(await findLead(trx, tenantId, data[0].id)).toBeUndefined();
-      expect(await listLeads(trx, tenantId, PAGE)).toMatchObject({ items: [], total: 0 });
-      expect(await listLeads(trx, otherId, PAGE)).toMatchObject({ items: [], total: 0 });
+      expect(await listLeads(trx, tenantId, PAGE, {}, CURSORS)).toMatchObject({
+        items: [],
+        total: 0,
+      });
+      expect(await listLeads(trx, otherId, PAGE, {}, CURSORS)).toMatchObject({
+        items: [],
+        total: 0,
+      });
     });
   });
 });

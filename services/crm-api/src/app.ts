@@ -41,7 +41,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
           bodyLimitBytes: config.IMPORT_BODY_LIMIT_BYTES,
         }),
       );
-      app.use(leadRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(leadRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
       app.use(contactRoutes(deps.db, deps.bodyLimitBytes));
       app.use(productRoutes(deps.db, deps.bodyLimitBytes));

@@ -7,10 +7,11 @@ import {
   leadResultItemSchema,
   productChangeSchema,
 } from '@crm/records';
-import { pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
 import {
   addOperation,
   idParam,
+  cursorPaginated,
   paginated,
   record,
   type OpenAPIRegistry,
@@ -22,7 +23,7 @@ import { listQuery } from './deals/deals.schema';
 import { exportRequestSchema } from './exports/exports.schema';
 import { FORM_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
-import { LEAD_SORTABLE, leadFiltersSchema } from './leads/leads.schema';
+import { LEAD_SORTABLE, leadChangeSchema, leadFiltersSchema } from './leads/leads.schema';
 import {
   CONVERSATION_SORTABLE,
   MESSAGE_SORTABLE,
@@ -303,13 +304,54 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/leads',
     tag: 'Leads',
-    summary: 'List leads (paginated, filtered)',
+    summary: 'List leads (paginated by page or cursor, filtered)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: LEAD_SORTABLE, defaultSortBy: 'created_at' }).extend(
+    query: cursorPageQuerySchema({ sortable: LEAD_SORTABLE, defaultSortBy: 'created_at' }).extend(
       leadFiltersSchema.shape,
     ),
-    success: { description: 'A page of leads', bare: paginated(lead) },
+    success: { description: 'A page of leads', bare: cursorPaginated(lead) },
     errors: [400],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/crm/leads',
+    tag: 'Leads',
+    summary: 'Create one lead',
+    description:
+      'The rules and error texts of one import item; a second lead with the same email in the ' +
+      'tenant is a 409 ALREADY_EXISTS. Writes lead.created. Viewers may not.',
+    auth: 'session',
+    body: {
+      schema: leadImportItemSchema,
+      example: { email: 'ada@example.com', first_name: 'Ada', status: 'new', company: 'Acme' },
+    },
+    success: { status: 201, description: 'Lead created', data: z.object({ lead }) },
+    errors: [400, 409, 413, 415],
+  });
+  addOperation(registry, {
+    method: 'patch',
+    path: '/api/crm/leads/{id}',
+    tag: 'Leads',
+    summary: 'Change a lead',
+    description:
+      'The keys given replace the stored values (custom_fields merge key by key); a new email ' +
+      'another lead of the tenant has is a 409 ALREADY_EXISTS. Writes lead.updated.',
+    auth: 'session',
+    params: idParam(),
+    body: { schema: leadChangeSchema, example: { status: 'qualified', phone: '+1 555 0100' } },
+    success: { description: 'Lead updated', data: z.object({ lead }) },
+    errors: [400, 404, 409, 413, 415],
+  });
+  addOperation(registry, {
+    method: 'delete',
+    path: '/api/crm/leads/{id}',
+    tag: 'Leads',
+    summary: 'Delete a lead',
+    description: 'Writes lead.deleted; deals and activities keep their rows, without the lead.',
+    auth: 'session',
+    params: idParam(),
+    success: { description: 'Lead deleted', data: z.object({ id: z.uuid() }) },
+    errors: [404],
   });
   addOperation(registry, {
     method: 'get',

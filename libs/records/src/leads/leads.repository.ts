@@ -1,6 +1,12 @@
 import { type LeadsTable, type Trx } from '@crm/shared/db';
 import { writeEvents } from '@crm/shared/events';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { v7 as timeOrderedUuid } from 'uuid';
 import { whereLeadFilters, type LeadFilters } from './lead-filters';
@@ -446,13 +452,125 @@ export async function findLeadByEmail(
     .executeTakeFirst();
 }
 
-/** A page of the tenant's leads, filtered (status, source as normalised on import, q). */
+/**
+ * What the lead list may be sorted by, each the column its index holds (migration 0018:
+ * `(tenant_id, <key>, id)`, or the unique `(tenant_id, email)`); all NOT NULL, as a keyset
+ * comparison needs.
+ */
+export const LEAD_SORT_KEYS = {
+  created_at: { expression: sql`crm_leads.created_at`, type: 'timestamptz' },
+  email: { expression: sql`crm_leads.email`, type: 'text' },
+  status: { expression: sql`crm_leads.status`, type: 'text' },
+  source: { expression: sql`crm_leads.source`, type: 'text' },
+} satisfies Record<string, SortKey>;
+export type LeadSortKey = keyof typeof LEAD_SORT_KEYS;
+
+/** The list's query before paging: the tenant's leads with the filters applied. */
+export function leadListQuery(trx: Trx, tenantId: string, filters: LeadFilters = {}) {
+  const query = trx
+    .selectFrom('crm_leads')
+    .select(LEAD_COLUMNS)
+    .where('crm_leads.tenant_id', '=', tenantId);
+  return whereLeadFilters(query, filters);
+}
+
+/**
+ * A page of the tenant's leads, filtered (status, source as normalised on import, q), by page
+ * or by cursor (the shared keyset helper; `binding` signs and checks the cursors).
+ */
 export async function listLeads(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-  filters: LeadFilters = {},
-): Promise<Page<Lead>> {
-  const query = trx.selectFrom('crm_leads').select(LEAD_COLUMNS).where('tenant_id', '=', tenantId);
-  return paginate(whereLeadFilters(query, filters), page, 'id');
+  page: CursorPageQuery<LeadSortKey>,
+  filters: LeadFilters,
+  binding: Omit<CursorBinding, 'filters' | 'scope'>,
+): Promise<CursorPage<Lead>> {
+  return paginateByKeyset(trx, leadListQuery(trx, tenantId, filters), page, {
+    sortKeys: LEAD_SORT_KEYS,
+    tiebreak: 'crm_leads.id',
+    binding: { ...binding, scope: tenantId, filters: { ...filters } },
+    filtered: Object.values(filters).some((value) => value !== undefined && value !== ''),
+  });
+}
+
+/** A change to one lead (PATCH): a key given replaces the stored value; custom_fields merge. */
+export interface LeadChange {
+  email?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  status?: string;
+  source?: string;
+  custom_fields?: Record<string, unknown>;
+}
+
+/** Postgres's unique violation: another lead of the tenant has this email. */
+export const isDuplicateEmail = (err: unknown) => (err as { code?: unknown }).code === '23505';
+
+/**
+ * Inserts one lead (POST /api/crm/leads); undefined when the tenant already has a lead with
+ * this email (nothing is written then).
+ */
+export async function insertLead(
+  trx: Trx,
+  tenantId: string,
+  lead: LeadInput,
+): Promise<Lead | undefined> {
+  const row = toRow(lead, {}, timeOrderedUuid());
+  return trx
+    .insertInto('crm_leads')
+    .values({
+      id: row.id as string,
+      tenant_id: tenantId,
+      email: row.email,
+      first_name: row.first_name,
+      last_name: row.last_name,
+      phone: row.phone,
+      status: row.status,
+      source: row.source,
+      custom_fields: JSON.stringify(row.custom_fields),
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'email']).doNothing())
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
+}
+
+/**
+ * Applies `change` to one lead of the tenant; undefined when there is none. A new email that
+ * another lead of the tenant has fails with a unique violation (isDuplicateEmail).
+ */
+export async function updateLead(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  change: LeadChange,
+): Promise<Lead | undefined> {
+  const { custom_fields: customFields, ...columns } = change;
+  return trx
+    .updateTable('crm_leads')
+    .set({
+      ...columns,
+      ...(customFields
+        ? { custom_fields: sql`crm_leads.custom_fields || ${JSON.stringify(customFields)}::jsonb` }
+        : {}),
+      updated_at: sql`now()`,
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Deletes one lead of the tenant; the deleted lead, or undefined when there is none. */
+export async function deleteLead(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<Lead | undefined> {
+  return trx
+    .deleteFrom('crm_leads')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning(LEAD_COLUMNS)
+    .executeTakeFirst();
 }

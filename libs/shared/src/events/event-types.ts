@@ -7,6 +7,7 @@
 export const PLATFORM_EVENT_TYPES = [
   'lead.created',
   'lead.updated',
+  'lead.deleted',
   'contact.created',
   'contact.updated',
   'contact.deleted',

@@ -105,6 +105,19 @@ export const paginated = (item: ZodType) =>
     totalPages: z.number().int(),
   });
 
+/** A Page of a list that also pages by cursor (CursorPage of @crm/shared/pagination). */
+export const cursorPaginated = (item: ZodType) =>
+  paginated(item).extend({
+    total: z.number().int().meta({
+      description: 'Exact when totalExact; otherwise a lower bound (the count stops there)',
+    }),
+    totalExact: z.boolean(),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+  });
+
 const ERROR_EXAMPLES: Record<
   number,
   { code: string; error: string; message: string; details: unknown }

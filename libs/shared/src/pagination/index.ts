@@ -7,3 +7,14 @@ export {
   type PageOptions,
 } from './page-query';
 export { paginate, toPage, type Page } from './paginate';
+export {
+  paginateByKeyset,
+  parseCursorPageQuery,
+  cursorPageQuerySchema,
+  COUNT_LIMIT,
+  MAX_OFFSET,
+  type CursorPage,
+  type CursorPageQuery,
+  type CursorBinding,
+  type SortKey,
+} from './keyset';

@@ -16,6 +16,7 @@ import * as bulk_tables_without_tenant_fk from './0014_bulk_tables_without_tenan
 import * as outbox_event_batches from './0015_outbox_event_batches';
 import * as outbox_envelopes_lz4 from './0016_outbox_envelopes_compressed_with_lz4';
 import * as provider_identifier_proofs from './0017_provider_identifier_proofs';
+import * as lead_list_indexes from './0018_lead_list_indexes';
 import * as contact_and_activity_list_indexes from './0019_contact_and_activity_list_indexes';
 import * as migration_records_by_record from './0020_migration_records_by_record';
 import * as timeline_indexes from './0021_timeline_indexes';
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0015_outbox_event_batches': outbox_event_batches,
   '0016_outbox_envelopes_compressed_with_lz4': outbox_envelopes_lz4,
   '0017_provider_identifier_proofs': provider_identifier_proofs,
+  '0018_lead_list_indexes': lead_list_indexes,
   '0019_contact_and_activity_list_indexes': contact_and_activity_list_indexes,
   '0020_migration_records_by_record': migration_records_by_record,
   '0021_timeline_indexes': timeline_indexes,

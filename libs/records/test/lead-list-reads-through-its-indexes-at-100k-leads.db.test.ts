@@ -1,0 +1,154 @@
+import { withTenant, type Database, type Db } from '@crm/shared/db';
+import type { CursorPageQuery } from '@crm/shared/pagination';
+import { createTenant, isolatedTestDb } from '@crm/shared/testing';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { LEAD_SORT_KEYS, listLeads, type LeadFilters, type LeadSortKey } from '../src';
+
+/*
+ * The lead list at 100,000 leads in one tenant: each query the repository sends (captured as
+ * it runs, then EXPLAINed with the same parameters and the same tenant scope) reads the
+ * leads through an index, never by scanning and sorting the tenant's rows. The plans, not
+ * timings, are what is pinned: speed is the benchmarks' to measure.
+ */
+const LEADS = 100_000;
+const CURSORS = { secret: 'explain test cursor secret' };
+
+let database: Db;
+let db: Kysely<Database>;
+let tenantId: string;
+const sent: CompiledQuery[] = [];
+
+beforeAll(async () => {
+  database = await isolatedTestDb();
+  db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: database.pool }),
+    log: (event) => {
+      if (event.level === 'query') sent.push(event.query);
+    },
+  });
+  tenantId = (await createTenant(database)).id;
+  const other = (await createTenant(database)).id;
+  for (const [tenant, count] of [
+    [tenantId, LEADS],
+    [other, 1000],
+  ] as const) {
+    await sql`
+      INSERT INTO crm_leads (tenant_id, email, first_name, last_name, phone, status, source,
+                             custom_fields, created_at, updated_at)
+      SELECT ${tenant}::uuid, 'lead' || n || '@example' || (n % 100) || '.com',
+             CASE WHEN n % 10 = 0 THEN NULL ELSE 'first' || n END, 'last' || n,
+             '+1555' || lpad(n::text, 7, '0'),
+             (ARRAY['new','contacted','qualified','unqualified','converted','lost'])[1 + n % 6],
+             (ARRAY['web_form','api_import','referral','email'])[1 + n % 4],
+             jsonb_build_object('company', 'company' || (n % 1000)),
+             now() - n * interval '1 second', now() - (n % 5000) * interval '1 minute'
+        FROM generate_series(1, ${count}::int) AS n`.execute(database.db);
+  }
+  await sql`VACUUM ANALYZE crm_leads`.execute(database.db);
+}, 120_000);
+afterAll(async () => {
+  await db?.destroy();
+  await database?.close();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+function nodesOf(node: PlanNode): string[] {
+  const own = `${node['Node Type']} ${node['Index Name'] ?? node['Relation Name'] ?? ''}`.trim();
+  return [own, ...(node.Plans ?? []).flatMap(nodesOf)];
+}
+
+const page = (p: Partial<CursorPageQuery<LeadSortKey>> = {}): CursorPageQuery<LeadSortKey> => ({
+  page: 1,
+  pageSize: 50,
+  sortBy: 'created_at',
+  sortOrder: 'desc',
+  ...p,
+});
+
+/**
+ * Runs the list as the route does and returns its result and the plan nodes of the one
+ * statement it sent for the page (the one that carries the capped count).
+ */
+async function listAndPlan(query: CursorPageQuery<LeadSortKey>, filters: LeadFilters = {}) {
+  sent.length = 0;
+  const result = await withTenant(db, tenantId, (trx) =>
+    listLeads(trx, tenantId, query, filters, CURSORS),
+  );
+  const statement = sent.find((q) => q.sql.includes('"__total"'));
+  if (!statement) throw new Error('the list sent no page statement');
+  const plan = await withTenant(db, tenantId, async (trx) => {
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+    );
+    return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
+  });
+  return { result, plan };
+}
+
+/** No scan of the table itself and no full sort: every read of crm_leads is an index's. */
+function expectIndexedOnly(plan: string[]) {
+  expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+  expect(plan.filter((n) => n === 'Sort')).toEqual([]);
+}
+
+const SORT_INDEX: Record<LeadSortKey, string> = {
+  created_at: 'crm_leads_by_created_at',
+  email: 'crm_leads_tenant_id_email_key',
+  status: 'crm_leads_by_status',
+  source: 'crm_leads_by_source',
+};
+
+describe('the lead list at 100,000 leads in one tenant', () => {
+  it('the first page reads the created_at index and counts exactly only up to 10,000', async () => {
+    const { result, plan } = await listAndPlan(page());
+    expect(plan.some((n) => /^Index (Only )?Scan crm_leads_by_created_at$/.test(n))).toBe(true);
+    expectIndexedOnly(plan);
+    expect(result.items).toHaveLength(50);
+    expect(result.items[0].email).toBe('lead1@example1.com');
+    expect(result).toMatchObject({ total: 10_000, totalExact: false, totalPages: 200 });
+  });
+
+  it('a cursor page seeks in the index, and continues exactly where the page before ended', async () => {
+    const first = await listAndPlan(page());
+    const { result, plan } = await listAndPlan(page({ cursor: first.result.nextCursor as string }));
+    expect(plan.some((n) => /^Index (Only )?Scan crm_leads_by_created_at$/.test(n))).toBe(true);
+    expectIndexedOnly(plan);
+    expect(result.page).toBe(2);
+    expect(result.items[0].email).toBe('lead51@example51.com');
+    expect(result.items.map((l) => l.email)).not.toContain(first.result.items[49].email);
+  });
+
+  for (const sortBy of Object.keys(SORT_INDEX) as LeadSortKey[]) {
+    for (const sortOrder of ['asc', 'desc'] as const) {
+      it(`sortBy=${sortBy} ${sortOrder} reads ${SORT_INDEX[sortBy]}, by page and by cursor`, async () => {
+        const first = await listAndPlan(page({ sortBy, sortOrder }));
+        const readsIndex = (plan: string[]) =>
+          plan.some((n) => n.includes('Scan') && n.endsWith(` ${SORT_INDEX[sortBy]}`));
+        expect(readsIndex(first.plan)).toBe(true);
+        expectIndexedOnly(first.plan);
+        const next = await listAndPlan(
+          page({ sortBy, sortOrder, cursor: first.result.nextCursor as string }),
+        );
+        expect(readsIndex(next.plan)).toBe(true);
+        expectIndexedOnly(next.plan);
+        expect(next.result.items).toHaveLength(50);
+      });
+    }
+  }
+
+  it('a status filter reads an index and counts the filtered rows', async () => {
+    const { result, plan } = await listAndPlan(page(), { status: 'qualified' });
+    expectIndexedOnly(plan);
+    expect(result.items.every((l) => l.status === 'qualified')).toBe(true);
+    expect(result).toMatchObject({ total: 10_000, totalExact: false });
+  });
+
+  it('the sorts without an index behind them are not offered', () => {
+    expect(Object.keys(LEAD_SORT_KEYS).sort()).toEqual(Object.keys(SORT_INDEX).sort());
+  });
+});

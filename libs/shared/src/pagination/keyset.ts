@@ -1,0 +1,260 @@
+import { sql, type QueryExecutorProvider, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { z } from 'zod';
+import { hmac, safeEqual, sha256Hex } from '../crypto';
+import { errors } from '../errors';
+import { validate } from '../http/validate';
+import { pageQuerySchema, type PageOptions, type PageQuery } from './page-query';
+import type { Page } from './paginate';
+
+/**
+ * Rows counted exactly per list request. Beyond it `total` is this number and `totalExact` is
+ * false: counting a million rows on every page costs seconds, and an estimate shown as a count
+ * would be a lie.
+ */
+export const COUNT_LIMIT = 10_000;
+/** Deepest row a `page` may start at; deeper pages are reached with `cursor` (keyset). */
+export const MAX_OFFSET = 10_000;
+/** Longest `cursor` accepted (the ones we issue are about 200 characters). */
+const MAX_CURSOR_LENGTH = 1000;
+
+/** A page of a list that also pages by keyset: the specified Page, `totalExact` and `nextCursor`. */
+export interface CursorPage<T> extends Page<T> {
+  /** False when there are more than COUNT_LIMIT rows: `total` is then a lower bound. */
+  totalExact: boolean;
+  /** Pass as `cursor` for the page after this one; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface CursorPageQuery<S extends string> extends PageQuery<S> {
+  cursor?: string;
+}
+
+/** A sortable column: the SQL the rows are ordered by (what its index holds) and its type. */
+export interface SortKey {
+  expression: RawBuilder<unknown>;
+  type: 'text' | 'timestamptz';
+}
+
+/**
+ * What a cursor is bound to besides the sort: the caller's scope (the tenant) and the filters.
+ * The cursor is HMAC-signed with `secret` over itself and the scope, so an edited cursor or one
+ * of another tenant is refused; the filters' hash in it refuses one used with other filters.
+ */
+export interface CursorBinding {
+  secret: string;
+  scope: string;
+  filters: Record<string, unknown>;
+}
+
+interface CursorPayload {
+  /** Sort column, order and the filters' hash the cursor was issued for. */
+  s: string;
+  o: 'asc' | 'desc';
+  f: string;
+  /** The page number it leads to. */
+  p: number;
+  /** The last row's sort key (as text) and id. */
+  k: string;
+  i: string;
+}
+
+const payloadSchema = z.object({
+  s: z.string(),
+  o: z.enum(['asc', 'desc']),
+  f: z.string(),
+  p: z.number().int().min(2),
+  k: z.string(),
+  i: z.string().max(100),
+});
+
+const CURSOR_ERRORS = {
+  combined: 'Invalid pagination parameters: give either page or cursor, not both',
+  altered:
+    'Invalid cursor: it is malformed, was altered, or was issued for another tenant; start again from page 1',
+  otherList:
+    'Invalid cursor: it was issued for another sortBy, sortOrder or filters; repeat the request with those of the page that returned it, or start again from page 1',
+  tooDeep: (max: number) =>
+    `Invalid pagination parameters: page and pageSize reach past row ${max.toLocaleString('en-US')}; follow nextCursor to read further, or reverse sortOrder to read the end`,
+};
+
+/** pageQuerySchema and `cursor` (also used for OpenAPI). */
+export function cursorPageQuerySchema<S extends string>(options: PageOptions<S>) {
+  return pageQuerySchema(options).extend({
+    cursor: z
+      .string({ message: 'cursor must be a string' })
+      .min(1, { message: 'cursor must not be empty' })
+      .max(MAX_CURSOR_LENGTH, { message: 'cursor is too long' })
+      .optional()
+      .meta({
+        description:
+          'nextCursor of the previous page: the page after it (by keyset). Not with page.',
+      }),
+  });
+}
+
+/**
+ * Reads `page`, `pageSize`, `sortBy`, `sortOrder` and `cursor`; 400 VALIDATION_ERROR for bad
+ * values, for `page` together with `cursor`, and for a page starting past MAX_OFFSET rows.
+ */
+export function parseCursorPageQuery<S extends string>(
+  query: unknown,
+  options: PageOptions<S>,
+): CursorPageQuery<S> {
+  const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
+  const schema = cursorPageQuerySchema(options);
+  const picked = {
+    page: q.page,
+    pageSize: q.pageSize,
+    sortBy: q.sortBy,
+    sortOrder: q.sortOrder,
+    cursor: q.cursor,
+  };
+  const parsed = validate(schema, picked, 'pagination parameters') as CursorPageQuery<S>;
+  if (parsed.cursor !== undefined && q.page !== undefined) {
+    throw errors.validation(CURSOR_ERRORS.combined);
+  }
+  if ((parsed.page - 1) * parsed.pageSize > MAX_OFFSET) {
+    throw errors.validation(CURSOR_ERRORS.tooDeep(MAX_OFFSET));
+  }
+  return parsed;
+}
+
+/** A stable hash of the filters (keys sorted, undefined left out). */
+function filtersHash(filters: Record<string, unknown>): string {
+  const entries = Object.entries(filters)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return sha256Hex(JSON.stringify(entries)).slice(0, 16);
+}
+
+function signature(binding: CursorBinding, body: string): string {
+  return hmac('sha256', binding.secret, `page-cursor\n${binding.scope}\n${body}`, 'base64url');
+}
+
+function encodeCursor(binding: CursorBinding, payload: CursorPayload): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${signature(binding, body)}`;
+}
+
+function decodeCursor(
+  binding: CursorBinding,
+  cursor: string,
+  page: PageQuery<string>,
+): CursorPayload {
+  const [body, signed, extra] = cursor.split('.');
+  if (extra !== undefined || !body || !signed || !safeEqual(signed, signature(binding, body))) {
+    throw errors.validation(CURSOR_ERRORS.altered);
+  }
+  let payload: CursorPayload;
+  try {
+    const parsed = payloadSchema.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString()));
+    if (!parsed.success) throw new Error('not a cursor');
+    payload = parsed.data;
+  } catch {
+    throw errors.validation(CURSOR_ERRORS.altered);
+  }
+  if (
+    payload.s !== page.sortBy ||
+    payload.o !== page.sortOrder ||
+    payload.f !== filtersHash(binding.filters)
+  ) {
+    throw errors.validation(CURSOR_ERRORS.otherList);
+  }
+  return payload;
+}
+
+/**
+ * One page of `query`, by offset (`page`) or by keyset (`cursor`), ordered by the sort key and
+ * then `tiebreak` in the same direction, so an index on (..., key, tiebreak) serves both the
+ * order and the cursor's `(key, tiebreak) > (last key, last id)`. `total` is exact up to
+ * COUNT_LIMIT (a count over at most COUNT_LIMIT + 1 rows, in the same statement as the page, so
+ * both see one snapshot); beyond, it is COUNT_LIMIT with `totalExact: false`. The page reads
+ * pageSize + 1 rows: the extra one only tells whether there is a next page.
+ *
+ * `query` must select `tiebreak` (as a column of that name) and carry every filter; `executor`
+ * is the transaction it runs in (for the count past the last page).
+ */
+export async function paginateByKeyset<DB, TB extends keyof DB, O>(
+  executor: QueryExecutorProvider,
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: CursorPageQuery<string>,
+  options: {
+    sortKeys: Record<string, SortKey>;
+    tiebreak: string;
+    binding: CursorBinding;
+    /** Whether `query` carries filters beyond the scope (the tenant). */
+    filtered: boolean;
+  },
+): Promise<CursorPage<O>> {
+  const key = options.sortKeys[page.sortBy];
+  if (!key) throw new Error(`no sort key for ${page.sortBy}`);
+  const tiebreak = sql.ref(options.tiebreak);
+  const tiebreakName = options.tiebreak.split('.').pop() as string;
+  const after = page.cursor ? decodeCursor(options.binding, page.cursor, page) : undefined;
+  const pageNumber = after ? after.p : page.page;
+
+  // Unfiltered, the count follows the sort's index (else Postgres may scan the table until it
+  // has seen COUNT_LIMIT + 1 of the tenant's rows); filtered, Postgres picks the filter's index.
+  let counted = query.clearSelect().select(sql<number>`1`.as('one'));
+  if (!options.filtered) {
+    counted = counted.orderBy(key.expression, page.sortOrder).orderBy(tiebreak, page.sortOrder);
+  }
+  counted = counted.limit(COUNT_LIMIT + 1);
+  let rowsQuery = query
+    .select(sql<string>`(${key.expression})::text`.as('__key'))
+    .select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
+  if (after) {
+    const op = sql.raw(page.sortOrder === 'asc' ? '>' : '<');
+    const type = sql.raw(key.type);
+    rowsQuery = rowsQuery.where(
+      sql<boolean>`(${key.expression}, ${tiebreak}) ${op} (CAST(${after.k} AS ${type}), CAST(${after.i} AS uuid))`,
+    );
+  }
+  const rows = (await rowsQuery
+    .orderBy(key.expression, page.sortOrder)
+    .orderBy(tiebreak, page.sortOrder)
+    .limit(page.pageSize + 1)
+    .offset(after ? 0 : (page.page - 1) * page.pageSize)
+    .execute()) as Array<O & { __key: string; __total: string }>;
+
+  let counting: number;
+  if (rows.length > 0) {
+    counting = Number(rows[0].__total);
+  } else {
+    // Past the last page there is no row to carry the count: count on its own.
+    const { rows: n } = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM (${counted}) AS counted`.execute(executor);
+    counting = Number(n[0]?.n ?? 0);
+  }
+  const totalExact = counting <= COUNT_LIMIT;
+  const total = Math.min(counting, COUNT_LIMIT);
+
+  const hasMore = rows.length > page.pageSize;
+  const shown = rows.slice(0, page.pageSize);
+  const last = shown[shown.length - 1] as (O & { __key: string }) | undefined;
+  const nextCursor =
+    hasMore && last
+      ? encodeCursor(options.binding, {
+          s: page.sortBy,
+          o: page.sortOrder,
+          f: filtersHash(options.binding.filters),
+          p: pageNumber + 1,
+          k: last.__key,
+          i: String((last as Record<string, unknown>)[tiebreakName]),
+        })
+      : null;
+  const items = shown.map((row) => {
+    const { __key: _key, __total: _total, ...item } = row;
+    return item as O;
+  });
+  return {
+    items,
+    total,
+    totalExact,
+    page: pageNumber,
+    pageSize: page.pageSize,
+    totalPages: Math.ceil(total / page.pageSize),
+    nextCursor,
+  };
+}
