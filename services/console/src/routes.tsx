@@ -1,11 +1,7 @@
 import { createBrowserRouter, Navigate } from 'react-router';
 import { Layout } from './layout/layout';
 import { ComingSoon } from './screens/coming-soon';
-import { InvitationsScreen } from './screens/invitations';
-import { LeadDetail } from './screens/leads/lead-detail';
-import { LeadsScreen } from './screens/leads/leads-screen';
-import { SignInScreen } from './screens/sign-in';
-import { SignUpScreen } from './screens/sign-up';
+import { Loading } from './ui/states';
 
 /** The screens that are not built yet: each says so, inside the same layout. */
 export const COMING = [
@@ -18,9 +14,20 @@ export const COMING = [
   'Exports',
 ];
 
+/**
+ * Each screen's code is loaded when it is first opened (the forms' validation and the table
+ * are not in the first download).
+ */
 export const router = createBrowserRouter([
-  { path: '/sign-in', element: <SignInScreen /> },
-  { path: '/sign-up', element: <SignUpScreen /> },
+  {
+    path: '/sign-in',
+    lazy: () => import('./screens/sign-in').then((m) => ({ Component: m.SignInScreen })),
+    HydrateFallback: () => <Loading what="the console" />,
+  },
+  {
+    path: '/sign-up',
+    lazy: () => import('./screens/sign-up').then((m) => ({ Component: m.SignUpScreen })),
+  },
   {
     path: '/',
     element: <Layout />,
@@ -28,10 +35,21 @@ export const router = createBrowserRouter([
       { index: true, element: <Navigate to="/leads" replace /> },
       {
         path: 'leads',
-        element: <LeadsScreen />,
-        children: [{ path: ':leadId', element: <LeadDetail /> }],
+        lazy: () =>
+          import('./screens/leads/leads-screen').then((m) => ({ Component: m.LeadsScreen })),
+        children: [
+          {
+            path: ':leadId',
+            lazy: () =>
+              import('./screens/leads/lead-detail').then((m) => ({ Component: m.LeadDetail })),
+          },
+        ],
       },
-      { path: 'invitations', element: <InvitationsScreen /> },
+      {
+        path: 'invitations',
+        lazy: () =>
+          import('./screens/invitations').then((m) => ({ Component: m.InvitationsScreen })),
+      },
       ...COMING.map((name) => ({
         path: name.toLowerCase(),
         element: <ComingSoon name={name} />,

@@ -2,14 +2,14 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { signIn } from '../api/auth';
 import { describe } from '../ui/problem';
 import { Field } from '../ui/field';
 
 const schema = z.object({
   email: z.email('Enter your email address'),
-  password: z.string().min(1, 'Enter your password'),
+  password: z.string().check(z.minLength(1, 'Enter your password')),
 });
 
 export function SignInScreen() {

@@ -2,17 +2,19 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { signUp } from '../api/auth';
 import { describe } from '../ui/problem';
 import { Field } from '../ui/field';
 
 /** The gateway's sign-up rules (services/gateway/src/auth/auth.schema.ts), checked before sending. */
 const schema = z.object({
-  name: z.string().trim().max(200),
-  email: z.email('Enter a valid email address').max(320),
-  password: z.string().min(8, 'At least 8 characters').max(200),
-  tenantName: z.string().trim().min(1, 'Name your organisation').max(200),
+  name: z.string().check(z.trim(), z.maxLength(200, 'At most 200 characters')),
+  email: z.email('Enter a valid email address').check(z.maxLength(320)),
+  password: z.string().check(z.minLength(8, 'At least 8 characters'), z.maxLength(200)),
+  tenantName: z
+    .string()
+    .check(z.trim(), z.minLength(1, 'Name your organisation'), z.maxLength(200)),
 });
 
 export function SignUpScreen() {
