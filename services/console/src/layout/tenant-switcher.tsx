@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { setActiveTenant, type Me } from '../api/auth';
-import { describe } from '../ui/problem';
+import { describeError } from '../ui/describe-error';
 
 /**
  * The active tenant (POST /api/auth/active-tenant sets its cookie). Switching drops every cached
@@ -34,7 +34,7 @@ export function TenantSwitcher({ me }: { me: Me }) {
       </select>
       {switching.isError && (
         <span role="alert" className="problem-inline">
-          {describe(switching.error)}
+          {describeError(switching.error)}
         </span>
       )}
     </div>

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { answerInvitation, setActiveTenant, type Invitation } from '../api/auth';
 import { useMe } from '../session/use-me';
-import { describe, Problem } from '../ui/problem';
+import { describeError } from '../ui/describe-error';
+import { Problem } from '../ui/problem';
 import { Empty, Loading } from '../ui/states';
 
 /** Pending invitations (from GET /api/auth/me) with accept and decline. */
@@ -77,7 +78,7 @@ function InvitationRow({
       </button>
       {answer.isError && (
         <span role="alert" className="problem-inline">
-          {describe(answer.error)}
+          {describeError(answer.error)}
         </span>
       )}
     </li>

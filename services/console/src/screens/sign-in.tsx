@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
 import * as z from 'zod/mini';
 import { signIn } from '../api/auth';
-import { describe } from '../ui/problem';
+import { describeError } from '../ui/describe-error';
 import { Field } from '../ui/field';
 
 const schema = z.object({
@@ -49,7 +49,7 @@ export function SignInScreen() {
         />
         {mutation.isError && (
           <p role="alert" className="problem">
-            {describe(mutation.error)}
+            {describeError(mutation.error)}
           </p>
         )}
         <button type="submit" disabled={mutation.isPending}>

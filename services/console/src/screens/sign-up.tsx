@@ -4,7 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import * as z from 'zod/mini';
 import { signUp } from '../api/auth';
-import { describe } from '../ui/problem';
+import { describeError } from '../ui/describe-error';
 import { Field } from '../ui/field';
 
 /** The gateway's sign-up rules (services/gateway/src/auth/auth.schema.ts), checked before sending. */
@@ -65,7 +65,7 @@ export function SignUpScreen() {
         />
         {mutation.isError && (
           <p role="alert" className="problem">
-            {describe(mutation.error)}
+            {describeError(mutation.error)}
           </p>
         )}
         <button type="submit" disabled={mutation.isPending}>
