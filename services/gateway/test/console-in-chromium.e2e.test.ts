@@ -295,6 +295,24 @@ describe('in the browser', () => {
     expect(new URL(page.url()).pathname).toBe('/sign-in');
   });
 
+  it('signs up through the form into a new, empty tenant', async () => {
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Sign up' }).waitFor();
+    await page.getByRole('button', { name: 'Create account' }).click();
+    // Checked before anything is sent: each field says what it needs.
+    await page.getByText('At least 8 characters').waitFor();
+    await page.getByLabel('Your name').fill('Nova Newcomer');
+    await page.getByLabel('Email').fill(`nova-${Date.now()}@example.test`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Organisation').fill('Nova console test');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText(/^No leads yet/).waitFor();
+    expect(await page.getByLabel('Tenant').inputValue()).not.toBe('');
+    expect(await page.getByLabel('Tenant').innerText()).toContain('Nova console test (owner)');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  });
+
   it('loads the next pages as the table scrolls, keeping only the visible rows in the page', async () => {
     const many = Array.from({ length: 130 }, (_, i) => ({
       email: `bulk-${String(i).padStart(3, '0')}@bulk.test`,
