@@ -37,7 +37,7 @@ export function LeadsScreen() {
       <h1 id="screen-title">Leads</h1>
       <LeadFilters values={filters} onChange={setFilters} />
       <div className="leads-body">
-        <div className="leads-list">
+        <div className="leads-list" aria-busy={leads.isFetching}>
           {leads.isPending ? (
             <Loading what="leads" />
           ) : leads.isError ? (
