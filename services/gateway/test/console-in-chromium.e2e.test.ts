@@ -38,7 +38,13 @@ const other = { email: '', tenantName: 'Globex console test', cookie: '' };
 const OWN_LEADS = [
   { email: 'alice.anders@acme.test', first_name: 'Alice', last_name: 'Anders', source: 'web' },
   { email: 'bob.brown@acme.test', first_name: 'Bob', last_name: 'Brown', source: 'fair' },
-  { email: 'carol.clark@acme.test', first_name: 'Carol', last_name: 'Clark', source: 'web' },
+  {
+    email: 'carol.clark@acme.test',
+    first_name: 'Carol',
+    last_name: 'Clark',
+    source: 'web',
+    status: 'qualified',
+  },
 ];
 const OTHER_LEADS = [{ email: 'mallory.other@globex.test', first_name: 'Mallory', source: 'web' }];
 
@@ -218,7 +224,7 @@ describe('in the browser', () => {
     expect(await leadEmails()).toEqual(OWN_LEADS.map((l) => l.email));
   });
 
-  it('narrows the list with Search and the source filter', async () => {
+  it('narrows the list with Search, the status and the source filter', async () => {
     await page.getByLabel('Search').fill('bro');
     await rows(1);
     expect(await leadEmails()).toEqual(['bob.brown@acme.test']);
@@ -229,6 +235,10 @@ describe('in the browser', () => {
       'alice.anders@acme.test',
       'carol.clark@acme.test',
     ]);
+    await page.getByLabel('Status').selectOption('qualified');
+    await rows(1);
+    expect(await leadEmails()).toEqual(['carol.clark@acme.test']);
+    await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Search').fill('nobody-matches-this');
     await page.getByText('No lead matches these filters.').waitFor();
     await page.getByLabel('Search').fill('');
