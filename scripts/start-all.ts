@@ -17,6 +17,8 @@
  *   `--no-sample-data` or SAMPLE_DATA=false (docs/sample-data.md).
  * - On a terminal: a banner and human-readable logs; otherwise JSON log lines only, the
  *   'CRM platform is running' one carrying the commands to try, without any secret.
+ * - The web console (services/console) built first when its bundle is missing (one log line), so
+ *   the gateway serves it at / with no extra step (docs/console.md).
  * - A configuration error is one line on stderr, exit 1.
  */
 import { join } from 'node:path';
@@ -34,6 +36,7 @@ import {
   type ServiceDefinition,
 } from '../libs/shared/src/service';
 import { banner } from './dev/banner';
+import { buildConsoleIfMissing, consoleIsBuilt } from './dev/console-build';
 import {
   ECHO_RECEIVER_DEFAULT_PORT,
   startEchoReceiver,
@@ -114,6 +117,11 @@ async function main(): Promise<void> {
       ? []
       : [{ variable: 'EMBEDDED_PG_PORT', port: embeddedPort, host: '127.0.0.1' }]),
   ]);
+  // The gateway serves the console's build at /: a fresh checkout has none yet.
+  if (!process.env.CONSOLE_DIR && !consoleIsBuilt()) {
+    log.info('the web console is not built yet: building it (npm run build:console)');
+    await buildConsoleIfMissing();
+  }
   // The gateway proxies to the ports the backends listen on here, not to its defaults.
   const backendPorts = Object.fromEntries(
     Object.keys(UPSTREAM_URL_VARIABLES).map((name) => [name, claims.get(name)?.port]),

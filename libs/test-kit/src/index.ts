@@ -36,3 +36,4 @@ export {
   type PlatformStack,
   type PlatformService,
 } from './platform-stack';
+export { buildConsoleIfMissing } from '../../../scripts/dev/console-build';

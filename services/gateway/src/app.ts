@@ -5,6 +5,7 @@ import type { AppDeps } from '@crm/shared/service';
 import { Router, type Express, type RequestHandler } from 'express';
 import { apiDocsRoutes } from './api-docs/api-docs.routes';
 import { authRoutes } from './auth/auth.routes';
+import { serveConsole } from './console/serve-console';
 import type { Config } from './config';
 import { platformHealthHandler } from './health/platform-health';
 import { invitationRoutes } from './invitations/invitations.routes';
@@ -132,6 +133,8 @@ export function createApp(deps: AppDeps, config: Config): Express {
         if (forward) forward(req, res, next);
         else next();
       });
+      // Last: what no route above answered may be the web console or one of its routes.
+      app.use(serveConsole(config.CONSOLE_DIR));
     },
   });
   // The session cache's LISTEN connection is the gateway's own: it ends with the server, before

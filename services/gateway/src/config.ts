@@ -1,5 +1,9 @@
 import { port, positiveInt, serviceEnv, trustProxy } from '@crm/shared/config';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
+
+/** The console workspace's Vite build (services/console/dist), from src/ and from dist/ alike. */
+export const DEFAULT_CONSOLE_DIR = join(__dirname, '../../console/dist');
 
 const httpUrl = (fallback: string) =>
   z
@@ -109,6 +113,16 @@ export const configSchema = serviceEnv.extend({
   SIGN_IN_MAX_DELAY_SECONDS: positiveInt(900).describe(
     'The longest a sign-in wait grows to, so nobody is held longer after the last attempt.',
   ),
+  CONSOLE_DIR: z
+    .string()
+    .trim()
+    .optional()
+    .transform((dir) => (dir ? resolve(dir) : DEFAULT_CONSOLE_DIR))
+    .describe(
+      'The directory of the built web console served at `/` (docs/console.md). Unset: the ' +
+        "console workspace's build, `services/console/dist`, which `npm start` builds when it " +
+        'is missing.',
+    ),
 });
 
 export type Config = z.infer<typeof configSchema>;

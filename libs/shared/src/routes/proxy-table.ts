@@ -11,7 +11,9 @@
  * - `service-checked`: the service verifies the caller itself (provider signature, bearer
  *   key, HMAC) on the exact bytes the caller sent.
  *
- * The gateway's own routes (`GATEWAY_PREFIXES`) are not proxied.
+ * The gateway's own routes (`GATEWAY_PREFIXES`) are not proxied. Any other path outside `/api`
+ * (and the probes) is the web console's: the gateway answers it last, with the console's files
+ * or its page (services/gateway/src/console/serve-console.ts).
  */
 export type ServiceName = 'crm-api' | 'webhook-ingest' | 'automation' | 'mcp-ingest' | 'migrate';
 /** Every service that serves public paths: the five behind the proxy and the gateway itself. */

@@ -1,0 +1,60 @@
+import { createBrowserRouter, Navigate } from 'react-router';
+import { Layout } from './layout/layout';
+import { ComingSoon } from './screens/coming-soon';
+import { Loading } from './ui/states';
+
+/** The screens that are not built yet: each says so, inside the same layout. */
+export const COMING = [
+  'Deals',
+  'Contacts',
+  'Products',
+  'Conversations',
+  'Activities',
+  'Forms',
+  'Exports',
+];
+
+/**
+ * Each screen's code is loaded when it is first opened (the forms' validation and the table
+ * are not in the first download).
+ */
+export const router = createBrowserRouter([
+  {
+    path: '/sign-in',
+    lazy: () => import('./screens/sign-in').then((m) => ({ Component: m.SignInScreen })),
+    HydrateFallback: () => <Loading what="the console" />,
+  },
+  {
+    path: '/sign-up',
+    lazy: () => import('./screens/sign-up').then((m) => ({ Component: m.SignUpScreen })),
+  },
+  {
+    path: '/',
+    element: <Layout />,
+    children: [
+      { index: true, element: <Navigate to="/leads" replace /> },
+      {
+        path: 'leads',
+        lazy: () =>
+          import('./screens/leads/leads-screen').then((m) => ({ Component: m.LeadsScreen })),
+        children: [
+          {
+            path: ':leadId',
+            lazy: () =>
+              import('./screens/leads/lead-detail').then((m) => ({ Component: m.LeadDetail })),
+          },
+        ],
+      },
+      {
+        path: 'invitations',
+        lazy: () =>
+          import('./screens/invitations').then((m) => ({ Component: m.InvitationsScreen })),
+      },
+      ...COMING.map((name) => ({
+        path: name.toLowerCase(),
+        element: <ComingSoon name={name} />,
+      })),
+      { path: '*', element: <ComingSoon name="This page" missing /> },
+    ],
+  },
+]);

@@ -1,0 +1,86 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { answerInvitation, setActiveTenant, type Invitation } from '../api/auth';
+import { useMe } from '../session/use-me';
+import { describeError } from '../ui/describe-error';
+import { Problem } from '../ui/problem';
+import { Empty, Loading } from '../ui/states';
+
+/** Pending invitations (from GET /api/auth/me) with accept and decline. */
+export function InvitationsScreen() {
+  const me = useMe();
+  return (
+    <section aria-labelledby="screen-title">
+      <h1 id="screen-title">Invitations</h1>
+      {me.isPending ? (
+        <Loading what="invitations" />
+      ) : me.isError ? (
+        <Problem error={me.error} onRetry={() => void me.refetch()} />
+      ) : me.data.invitations.length === 0 ? (
+        <Empty>
+          <p>No pending invitations.</p>
+        </Empty>
+      ) : (
+        <ul className="invitations">
+          {me.data.invitations.map((invitation) => (
+            <InvitationRow
+              key={invitation.invitationId}
+              invitation={invitation}
+              currentTenantId={me.data.selectedTenant?.tenantId}
+            />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/**
+ * One invitation. Accepting keeps the user in the tenant they are working in: without an
+ * active-tenant cookie the gateway would pick the most recently joined tenant, the new one, so
+ * the current one is made explicit first.
+ */
+function InvitationRow({
+  invitation,
+  currentTenantId,
+}: {
+  invitation: Invitation;
+  currentTenantId?: string;
+}) {
+  const queryClient = useQueryClient();
+  const answer = useMutation({
+    mutationFn: async (choice: 'accept' | 'decline') => {
+      if (choice === 'accept' && currentTenantId) await setActiveTenant(currentTenantId);
+      return answerInvitation(invitation.invitationId, choice);
+    },
+    onSuccess: () => queryClient.resetQueries(),
+  });
+  return (
+    <li>
+      <span>
+        <strong>{invitation.name}</strong> invites you as <em>{invitation.role}</em> (since{' '}
+        {new Date(invitation.invitedAt).toLocaleDateString()})
+      </span>
+      <button
+        type="button"
+        onClick={() => answer.mutate('accept')}
+        disabled={answer.isPending}
+        aria-label={`Accept the invitation to ${invitation.name}`}
+      >
+        Accept
+      </button>
+      <button
+        type="button"
+        onClick={() => answer.mutate('decline')}
+        disabled={answer.isPending}
+        aria-label={`Decline the invitation to ${invitation.name}`}
+      >
+        Decline
+      </button>
+      {answer.isError && (
+        <span role="alert" className="problem-inline">
+          {describeError(answer.error)}
+        </span>
+      )}
+    </li>
+  );
+}

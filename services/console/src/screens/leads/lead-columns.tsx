@@ -1,0 +1,21 @@
+import { createColumnHelper } from '@tanstack/react-table';
+import { Link } from 'react-router';
+import type { Lead } from '../../api/leads';
+
+const column = createColumnHelper<Lead>();
+
+/** The leads table's columns; each id is the API's `sortBy` for it. */
+export const LEAD_COLUMNS = [
+  column.accessor('email', {
+    header: 'Email',
+    cell: (info) => <Link to={`/leads/${info.row.original.id}`}>{info.getValue()}</Link>,
+  }),
+  column.accessor('first_name', { header: 'First name', cell: (info) => info.getValue() ?? '' }),
+  column.accessor('last_name', { header: 'Last name', cell: (info) => info.getValue() ?? '' }),
+  column.accessor('status', { header: 'Status' }),
+  column.accessor('source', { header: 'Source', cell: (info) => info.getValue() ?? '' }),
+  column.accessor('created_at', {
+    header: 'Created',
+    cell: (info) => new Date(info.getValue()).toLocaleString(),
+  }),
+];

@@ -1,0 +1,74 @@
+import type { SortingState } from '@tanstack/react-table';
+import { useCallback, useMemo, useState } from 'react';
+import { Outlet } from 'react-router';
+import type { LeadSortColumn } from '../../api/leads';
+import { Problem } from '../../ui/problem';
+import { Empty, Loading } from '../../ui/states';
+import { useDebounced } from '../../ui/use-debounced';
+import { LeadFilters, type FilterValues } from './lead-filters';
+import { LeadsTable } from './leads-table';
+import { useLeads } from './use-leads';
+
+/** Leads: search and filters, the sortable table loading more as it scrolls, the detail panel. */
+export function LeadsScreen() {
+  const [filters, setFilters] = useState<FilterValues>({ q: '', status: '', source: '' });
+  const [sorting, setSorting] = useState<SortingState>([{ id: 'created_at', desc: true }]);
+  const settled = useDebounced(filters);
+  const query = useMemo(
+    () => ({
+      ...settled,
+      sortBy: (sorting[0]?.id ?? 'created_at') as LeadSortColumn,
+      sortOrder: sorting[0]?.desc ? ('desc' as const) : ('asc' as const),
+    }),
+    [settled, sorting],
+  );
+  const leads = useLeads(query);
+  const pages = leads.data?.pages;
+  const rows = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
+  const total = pages?.[0]?.total ?? 0;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = leads;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const filtered = Boolean(settled.q.trim() || settled.status || settled.source.trim());
+
+  return (
+    <section aria-labelledby="screen-title" className="leads">
+      <h1 id="screen-title">Leads</h1>
+      <LeadFilters values={filters} onChange={setFilters} />
+      <div className="leads-body">
+        <div className="leads-list" aria-busy={leads.isFetching}>
+          {leads.isPending ? (
+            <Loading what="leads" />
+          ) : leads.isError ? (
+            <Problem error={leads.error} onRetry={() => void leads.refetch()} />
+          ) : rows.length === 0 ? (
+            <Empty>
+              <p>
+                {filtered
+                  ? 'No lead matches these filters.'
+                  : 'No leads yet. Import them with POST /api/v1/import/leads (see the API reference).'}
+              </p>
+            </Empty>
+          ) : (
+            <>
+              <p role="status" className="muted">
+                {rows.length} of {total} leads shown
+                {isFetchingNextPage ? ', loading more…' : ''}
+              </p>
+              <LeadsTable
+                leads={rows}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
+            </>
+          )}
+        </div>
+        <Outlet />
+      </div>
+    </section>
+  );
+}

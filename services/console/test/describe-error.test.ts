@@ -1,0 +1,33 @@
+import { ApiError } from '../src/api/client';
+import { describeError } from '../src/ui/describe-error';
+
+describe('what the console says when a call fails', () => {
+  it('a 403 names the roles that may and who can grant one', () => {
+    const text = describeError(new ApiError(403, 'FORBIDDEN', 'Viewers may only read'));
+    expect(text).toBe(
+      'Viewers may only read. Your role in this tenant does not allow this (a viewer may only read; managing members needs owner or admin): ask an owner or admin of the tenant.',
+    );
+  });
+
+  it('a 429 says how long to wait, from Retry-After, and until when', () => {
+    const now = new Date('2026-01-01T10:00:00Z');
+    const text = describeError(new ApiError(429, 'RATE_LIMITED', 'Too many', 42), now);
+    const at = new Date('2026-01-01T10:00:42Z').toLocaleTimeString();
+    expect(text).toBe(`Too many requests. Try again in 42 seconds (at ${at}).`);
+    expect(describeError(new ApiError(429, 'RATE_LIMITED', 'Too many', 1), now)).toMatch(
+      /in 1 second \(/,
+    );
+    expect(describeError(new ApiError(429, 'RATE_LIMITED', 'Too many'))).toBe(
+      'Too many requests. Try again in a minute.',
+    );
+  });
+
+  it("otherwise the server's message, or a connection hint when there was no answer", () => {
+    expect(describeError(new ApiError(400, 'VALIDATION_ERROR', 'Invalid email.'))).toBe(
+      'Invalid email.',
+    );
+    expect(describeError(new TypeError('Failed to fetch'))).toBe(
+      'Something went wrong. Check your connection.',
+    );
+  });
+});
