@@ -23,17 +23,22 @@ export interface Lead {
   updated_at: string;
 }
 
-/** The list's Page shape (docs/api.md, List responses). */
-export interface Page<T> {
+/**
+ * The lead list's CursorPage (docs/api.md, List responses): the Page shape, whether `total` is
+ * exact (past 10,000 it is a floor), and the cursor of the next page (null on the last).
+ */
+export interface CursorPage<T> {
   items: T[];
   total: number;
+  totalExact: boolean;
   page: number;
   pageSize: number;
   totalPages: number;
+  nextCursor: string | null;
 }
 
-export type LeadSortColumn =
-  'email' | 'first_name' | 'last_name' | 'status' | 'source' | 'created_at';
+/** The sorts the lead list offers (each backed by an index); names are not among them. */
+export type LeadSortColumn = 'email' | 'status' | 'source' | 'created_at';
 export interface LeadQuery {
   q: string;
   status: string;
@@ -44,15 +49,16 @@ export interface LeadQuery {
 
 export const LEADS_PAGE_SIZE = 50;
 
-export function fetchLeadsPage(query: LeadQuery, page: number, signal?: AbortSignal) {
+/** One page of leads: the first without a cursor, every later one by the previous `nextCursor`. */
+export function fetchLeadsPage(query: LeadQuery, cursor: string | null, signal?: AbortSignal) {
   const params = new URLSearchParams({
-    page: String(page),
     pageSize: String(LEADS_PAGE_SIZE),
     sortBy: query.sortBy,
     sortOrder: query.sortOrder,
   });
+  if (cursor) params.set('cursor', cursor);
   if (query.q.trim()) params.set('q', query.q.trim());
   if (query.status) params.set('status', query.status);
   if (query.source.trim()) params.set('source', query.source.trim());
-  return api<Page<Lead>>(`/api/crm/leads?${params}`, { signal });
+  return api<CursorPage<Lead>>(`/api/crm/leads?${params}`, { signal });
 }

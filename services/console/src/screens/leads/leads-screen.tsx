@@ -26,6 +26,8 @@ export function LeadsScreen() {
   const pages = leads.data?.pages;
   const rows = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
   const total = pages?.[0]?.total ?? 0;
+  // Past 10,000 the API counts no further: `total` is then a floor, said as "more than".
+  const totalText = pages?.[0]?.totalExact === false ? `more than ${total}` : String(total);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = leads;
   const loadMore = useCallback(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
@@ -53,7 +55,7 @@ export function LeadsScreen() {
           ) : (
             <>
               <p role="status" className="muted">
-                {rows.length} of {total} leads shown
+                {rows.length} of {totalText} leads shown
                 {isFetchingNextPage ? ', loading more…' : ''}
               </p>
               <LeadsTable
