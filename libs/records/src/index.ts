@@ -79,6 +79,8 @@ export {
 } from './contacts/contacts.schema';
 export {
   CONTACT_COLUMNS,
+  CONTACT_SORT_KEYS,
+  contactListQuery,
   deleteContact,
   findContact,
   findContactByEmail,
@@ -94,6 +96,7 @@ export {
   type Contact,
   type ContactColumn,
   type ContactRefusal,
+  type ContactSortKey,
   type StoredContact,
 } from './contacts/contacts.repository';
 export {

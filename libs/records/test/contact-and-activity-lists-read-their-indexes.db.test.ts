@@ -1,7 +1,14 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { testDb } from '@crm/shared/testing';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
-import { listActivities, listContacts, listProducts } from '../src';
+import type { CursorPage } from '@crm/shared/pagination';
+import {
+  listActivities,
+  listContacts,
+  listProducts,
+  type Contact,
+  type ContactSortKey,
+} from '../src';
 import { recordsDb } from './support/records-db';
 
 /**
@@ -21,11 +28,11 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-/** The SELECT a list function sends, captured by a logging Kysely on the same pool. */
-async function selectOf(
+/** The SELECTs a list function sends, captured by a logging Kysely on the same pool. */
+async function selectsOf(
   tenantId: string,
   run: (db: Kysely<Database>) => Promise<unknown>,
-): Promise<CompiledQuery> {
+): Promise<CompiledQuery[]> {
   const captured: CompiledQuery[] = [];
   const logging = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: database.pool }),
@@ -34,6 +41,15 @@ async function selectOf(
     },
   });
   await withTenant(logging, tenantId, (trx) => run(trx as unknown as Kysely<Database>));
+  return captured;
+}
+
+/** The one SELECT a list function sends. */
+async function selectOf(
+  tenantId: string,
+  run: (db: Kysely<Database>) => Promise<unknown>,
+): Promise<CompiledQuery> {
+  const captured = await selectsOf(tenantId, run);
   expect(captured).toHaveLength(1);
   return captured[0];
 }
@@ -49,21 +65,28 @@ async function planOf(tenantId: string, query: CompiledQuery): Promise<PlanNode[
   });
 }
 
-/** The index scans of a plan, and whether it sorts. */
-async function scans(tenantId: string, run: (db: Kysely<Database>) => Promise<unknown>) {
-  const nodes = await planOf(tenantId, await selectOf(tenantId, run));
+/** The indexes a plan scans (each once; a capped count reads the page's index again), whether it sorts. */
+function scansOf(nodes: PlanNode[]) {
   return {
-    indexes: nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']),
+    indexes: [...new Set(nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']))],
     sorts: nodes.some((n) => /Sort/.test(n['Node Type'])),
     seqScan: nodes.some((n) => n['Node Type'] === 'Seq Scan'),
   };
 }
 
-const page = (sortBy: string, sortOrder: 'asc' | 'desc') => ({
+async function scans(tenantId: string, run: (db: Kysely<Database>) => Promise<unknown>) {
+  return scansOf(await planOf(tenantId, await selectOf(tenantId, run)));
+}
+
+const CURSORS = { secret: 'explain test cursor secret' };
+type ContactPage = CursorPage<Contact>;
+
+const page = (sortBy: string, sortOrder: 'asc' | 'desc', cursor?: string) => ({
   page: 1,
   pageSize: 20,
-  sortBy,
+  sortBy: sortBy as ContactSortKey,
   sortOrder,
+  cursor,
 });
 
 let tenantId: string;
@@ -86,18 +109,123 @@ describe('index-backed lists', () => {
   ])('contacts sorted by %s read %s in order, either way', async (sortBy, index) => {
     for (const order of ['asc', 'desc'] as const) {
       const plan = await scans(tenantId, (trx) =>
-        listContacts(trx as never, tenantId, page(sortBy, order)),
+        listContacts(trx as never, tenantId, page(sortBy, order), {}, CURSORS),
       );
       expect(plan).toEqual({ indexes: [index], sorts: false, seqScan: false });
     }
   });
 
+  it.each([
+    ['created_at', 'crm_contacts_by_created'],
+    ['email', 'crm_contacts_by_email'],
+    ['last_name', 'crm_contacts_by_last_name'],
+  ])('a cursor page of contacts by %s seeks in %s, either way', async (sortBy, index) => {
+    for (const order of ['asc', 'desc'] as const) {
+      const first = await records.asTenant(tenantId, (trx) =>
+        listContacts(trx, tenantId, page(sortBy, order), {}, CURSORS),
+      );
+      const cursor = first.nextCursor as string;
+      expect(typeof cursor).toBe('string');
+      let second: ContactPage | undefined;
+      const statement = await selectOf(tenantId, async (trx) => {
+        second = await listContacts(
+          trx as never,
+          tenantId,
+          page(sortBy, order, cursor),
+          {},
+          CURSORS,
+        );
+      });
+      // The page's statement starts after the last row of the page before: a row comparison.
+      expect(statement.sql).toMatch(/\) [<>] \(CAST\(/);
+      expect(scansOf(await planOf(tenantId, statement))).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+      expect(second?.page).toBe(2);
+      const firstIds = new Set(first.items.map((c) => c.id));
+      expect(second?.items).toHaveLength(20);
+      expect(second?.items.some((c) => firstIds.has(c.id))).toBe(false);
+    }
+  });
+
+  it.each([['email'], ['last_name']])(
+    'contacts without %s: every statement of a cursor walk either way reads the index, and the walk is the order of one big page',
+    async (sortBy) => {
+      const index = sortBy === 'email' ? 'crm_contacts_by_email' : 'crm_contacts_by_last_name';
+      const few = await records.tenant();
+      // 200 with the column set, 200 without (a contact with only a phone has no email), and
+      // statistics that know it: on a tenant of a dozen rows any plan costs nothing, and the
+      // planner's pick among them is a coin toss.
+      await records.asTenant(few, (trx) =>
+        sql`INSERT INTO crm_contacts (tenant_id, email, phone, last_name)
+          SELECT ${few}, CASE WHEN g <= 200 THEN 'p' || g || '@example.com' END, '+1555' || g,
+                 CASE WHEN g <= 200 THEN 'Name ' || (g % 3) END
+          FROM generate_series(1, 400) AS g`.execute(trx),
+      );
+      await sql`ANALYZE crm_contacts`.execute(database.db);
+      for (const order of ['asc', 'desc'] as const) {
+        const whole = await records.asTenant(few, (trx) =>
+          listContacts(trx, few, { ...page(sortBy, order), pageSize: 1000 }, {}, CURSORS),
+        );
+        expect(whole.items).toHaveLength(400);
+        const withValue = whole.items.map((c) => (c as Record<string, unknown>)[sortBy] !== null);
+        // NULLs come last ascending, first descending (as the index holds them).
+        expect(withValue).toEqual(
+          order === 'asc'
+            ? [...Array(200).fill(true), ...Array(200).fill(false)]
+            : [...Array(200).fill(false), ...Array(200).fill(true)],
+        );
+        const walked: string[] = [];
+        let cursor: string | undefined;
+        let statements = 0;
+        do {
+          let got: ContactPage | undefined;
+          const sent = await selectsOf(few, async (trx) => {
+            got = await listContacts(
+              trx as never,
+              few,
+              { ...page(sortBy, order, cursor), pageSize: 30 },
+              {},
+              CURSORS,
+            );
+          });
+          for (const statement of sent) {
+            expect(scansOf(await planOf(few, statement))).toEqual({
+              indexes: [index],
+              sorts: false,
+              seqScan: false,
+            });
+          }
+          statements += sent.length;
+          walked.push(...(got as ContactPage).items.map((c) => c.id));
+          cursor = (got as ContactPage).nextCursor ?? undefined;
+        } while (cursor);
+        expect(walked).toEqual(whole.items.map((c) => c.id));
+        // 14 pages of 30 over 200 + 200 rows: the one after row 180 crosses from the values to
+        // the NULLs (or back), and reads the two ranges one after the other.
+        expect(statements).toBe(15);
+      }
+    },
+  );
+
   it('the contact q (an email prefix) is answered from an email index, not a scan of the table', async () => {
-    const plan = await scans(tenantId, (trx) =>
-      listContacts(trx as never, tenantId, page('created_at', 'desc'), { q: 'ann' }),
-    );
-    expect(plan.seqScan).toBe(false);
-    expect(plan.indexes).toEqual(['crm_contacts_by_email_prefix']);
+    // For 'user123' (11 contacts) a page and its count; for 'ann' (none) the empty page, then the count.
+    for (const [q, statements] of [
+      ['user123', 1],
+      ['ann', 2],
+    ] as const) {
+      const sent = await selectsOf(tenantId, (trx) =>
+        listContacts(trx as never, tenantId, page('created_at', 'desc'), { q }, CURSORS),
+      );
+      expect(sent).toHaveLength(statements);
+      for (const statement of sent) {
+        const plan = scansOf(await planOf(tenantId, statement));
+        expect(plan.seqScan).toBe(false);
+        expect(plan.indexes).toEqual(['crm_contacts_by_email_prefix']);
+      }
+    }
   });
 
   it.each([

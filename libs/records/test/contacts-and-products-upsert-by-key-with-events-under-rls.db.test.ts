@@ -171,7 +171,10 @@ describe('contacts', () => {
     );
     await records.asTenant(otherId, async (trx) => {
       expect(await findContactByExternalId(trx, tenantId, 'x')).toBeUndefined();
-      expect(await listContacts(trx, tenantId, PAGE)).toMatchObject({ items: [], total: 0 });
+      expect(await listContacts(trx, tenantId, PAGE, {}, { secret: 's' })).toMatchObject({
+        items: [],
+        total: 0,
+      });
     });
     // The same external id in another tenant is another contact.
     const other = await records.asTenant(otherId, (trx) =>

@@ -436,15 +436,17 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/contacts',
     tag: 'Contacts',
-    summary: 'List contacts (paginated; q is an email or its start)',
+    summary: 'List contacts (paginated by page or cursor; q is an email or its start)',
     description:
       '`q` matches contacts whose email starts with it (case-insensitive; `%` and `_` are ' +
-      'literal); names are not searched.',
+      'literal); names are not searched. Contacts without an email (or last name) come last ' +
+      'sorted by it ascending, first descending. Past 10,000 contacts, follow `nextCursor`.',
     auth: 'session',
-    query: pageQuerySchema({ sortable: CONTACT_SORTABLE, defaultSortBy: 'created_at' }).extend(
-      contactFiltersSchema.shape,
-    ),
-    success: { description: 'A page of contacts', bare: paginated(contact) },
+    query: cursorPageQuerySchema({
+      sortable: CONTACT_SORTABLE,
+      defaultSortBy: 'created_at',
+    }).extend(contactFiltersSchema.shape),
+    success: { description: 'A page of contacts', bare: cursorPaginated(contact) },
     errors: [400],
   });
   addOperation(registry, {

@@ -287,14 +287,24 @@ describe('/api/crm/contacts', () => {
 
     const paged = await list('page=2&pageSize=2&sortBy=email&sortOrder=asc');
     expect(paged.status).toBe(200);
+    // A CursorPage, like the lead list (cursors: contact-list-pages-by-cursor-and-caps-its-count).
     expect(Object.keys(paged.body).sort()).toEqual([
       'items',
+      'nextCursor',
       'page',
       'pageSize',
       'total',
+      'totalExact',
       'totalPages',
     ]);
-    expect(paged.body).toMatchObject({ total: 5, page: 2, pageSize: 2, totalPages: 3 });
+    expect(paged.body).toMatchObject({
+      total: 5,
+      totalExact: true,
+      page: 2,
+      pageSize: 2,
+      totalPages: 3,
+    });
+    expect(typeof paged.body.nextCursor).toBe('string');
     expect(paged.body.items.map((c: { email: string }) => c.email)).toEqual([
       'annex@other.org',
       'cat@example.com',

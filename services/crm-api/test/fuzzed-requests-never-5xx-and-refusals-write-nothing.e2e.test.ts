@@ -397,10 +397,10 @@ describe('form bodies, query strings, path segments', () => {
 
   it('GET lists with hostile query strings and headers', async () => {
     const lists: Array<[string, string[]]> = [
-      ['/api/crm/leads', ['status', 'source', 'q']],
+      ['/api/crm/leads', ['status', 'source', 'q', 'cursor']],
       ['/api/crm/deals', ['stage', 'assigned_to', 'limit']],
       ['/api/crm/forms', ['enabled']],
-      ['/api/crm/contacts', ['q']],
+      ['/api/crm/contacts', ['q', 'cursor']],
       ['/api/crm/products', []],
       ['/api/crm/activities', ['lead_id', 'contact_id', 'deal_id']],
       ['/api/crm/conversations', ['channel', 'status', 'contact_id']],

@@ -1,6 +1,12 @@
 import type { ContactsTable, Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { contactEvent } from './contacts.events';
 import type {
@@ -121,27 +127,56 @@ function prefixEnd(prefix: string): string | undefined {
 }
 
 /**
- * A page of the tenant's contacts. `q` matches emails that start with it (emails are stored
- * lower-cased; pass it lower-cased), as a range in code point order: `~>=~` and `~<~` are
- * leakproof, so under row-level security the (tenant_id, email text_pattern_ops) index serves
- * them, where LIKE (not leakproof) would be checked row by row. Names are not searched.
+ * What the contact list may be sorted by, each the column its index holds (migration 0019:
+ * `(tenant_id, <key>, id)`). email and last_name may be NULL (a contact may have only a phone,
+ * or no last name): their NULLs come last ascending and first descending.
+ */
+export const CONTACT_SORT_KEYS = {
+  created_at: { expression: sql`crm_contacts.created_at`, type: 'timestamptz' },
+  email: { expression: sql`crm_contacts.email`, type: 'text', nullable: true },
+  last_name: { expression: sql`crm_contacts.last_name`, type: 'text', nullable: true },
+} satisfies Record<string, SortKey>;
+export type ContactSortKey = keyof typeof CONTACT_SORT_KEYS;
+
+/**
+ * The list's query before paging: the tenant's contacts with `q` applied. `q` matches emails
+ * that start with it (emails are stored lower-cased; pass it lower-cased), as a range in code
+ * point order: `~>=~` and `~<~` are leakproof, so under row-level security the
+ * (tenant_id, email text_pattern_ops) index serves them, where LIKE (not leakproof) would be
+ * checked row by row. Names are not searched.
+ */
+export function contactListQuery(trx: Trx, tenantId: string, filters: ContactFilters = {}) {
+  let query = trx
+    .selectFrom('crm_contacts')
+    .select(CONTACT_COLUMNS)
+    .where('crm_contacts.tenant_id', '=', tenantId);
+  if (filters.q) {
+    const end = prefixEnd(filters.q);
+    query = query.where(sql<boolean>`crm_contacts.email ~>=~ ${filters.q}`);
+    if (end !== undefined) query = query.where(sql<boolean>`crm_contacts.email ~<~ ${end}`);
+  }
+  return query;
+}
+
+/**
+ * A page of the tenant's contacts, filtered by `q`, by page or by cursor (the shared keyset
+ * helper, as the lead list; `binding` signs and checks the cursors).
  */
 export async function listContacts(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-  filters: ContactFilters = {},
-): Promise<Page<Contact>> {
-  let query = trx
-    .selectFrom('crm_contacts')
-    .select(CONTACT_COLUMNS)
-    .where('tenant_id', '=', tenantId);
-  if (filters.q) {
-    const end = prefixEnd(filters.q);
-    query = query.where(sql<boolean>`email ~>=~ ${filters.q}`);
-    if (end !== undefined) query = query.where(sql<boolean>`email ~<~ ${end}`);
-  }
-  return paginate(query, page, 'id');
+  page: CursorPageQuery<ContactSortKey>,
+  filters: ContactFilters,
+  binding: Omit<CursorBinding, 'filters' | 'scope'>,
+): Promise<CursorPage<Contact>> {
+  return paginateByKeyset(trx, contactListQuery(trx, tenantId, filters), page, {
+    sortKeys: CONTACT_SORT_KEYS,
+    tiebreak: 'crm_contacts.id',
+    // The list's name in the scope: a lead list cursor (signed over the bare tenant id) is not
+    // one of this list, nor this list's one of the lead list.
+    binding: { ...binding, scope: `crm_contacts ${tenantId}`, filters: { ...filters } },
+    filtered: filters.q !== undefined && filters.q !== '',
+  });
 }
 
 /** A new contact from the REST route; undefined when its email or external id is taken. */

@@ -29,10 +29,17 @@ export interface CursorPageQuery<S extends string> extends PageQuery<S> {
   cursor?: string;
 }
 
-/** A sortable column: the SQL the rows are ordered by (what its index holds) and its type. */
+/**
+ * A sortable column: the SQL the rows are ordered by (what its index holds) and its type.
+ * `nullable` for a column that may be NULL: Postgres sorts NULL after every value ascending and
+ * before every value descending (as a btree index holds it), and a row comparison with a NULL
+ * is not true, so a cursor page of such a key reads the rows with a value and the NULL rows as
+ * two index ranges (see paginateByKeyset).
+ */
 export interface SortKey {
   expression: RawBuilder<unknown>;
   type: 'text' | 'timestamptz';
+  nullable?: boolean;
 }
 
 /**
@@ -53,8 +60,8 @@ interface CursorPayload {
   f: string;
   /** The page number it leads to. */
   p: number;
-  /** The last row's sort key (as text) and id. */
-  k: string;
+  /** The last row's sort key (as text; null when it is NULL) and id. */
+  k: string | null;
   i: string;
 }
 
@@ -63,7 +70,7 @@ const payloadSchema = z.object({
   o: z.enum(['asc', 'desc']),
   f: z.string(),
   p: z.number().int().min(2),
-  k: z.string(),
+  k: z.string().nullable(),
   i: z.string().max(100),
 });
 
@@ -164,11 +171,42 @@ function decodeCursor(
 }
 
 /**
+ * The conditions of the rows after the cursor's row, in list order: each one range of an index
+ * (tenant_id, key, tiebreak) read forwards (asc) or backwards (desc). A key that is never NULL
+ * is one row comparison. A nullable key sorts its NULLs last ascending and first descending, and
+ * a row comparison never holds for a NULL, so: ascending after a value, the greater values and
+ * then the NULLs; ascending after a NULL, the NULLs with a greater id; descending after a value,
+ * the smaller values; descending after a NULL, the NULLs with a smaller id and then the values.
+ */
+function rangesAfter(
+  key: SortKey,
+  tiebreak: RawBuilder<unknown>,
+  order: 'asc' | 'desc',
+  after: CursorPayload,
+): Array<RawBuilder<boolean>> {
+  const op = sql.raw(order === 'asc' ? '>' : '<');
+  const id = sql`CAST(${after.i} AS uuid)`;
+  if (after.k !== null) {
+    const value = sql`CAST(${after.k} AS ${sql.raw(key.type)})`;
+    const compared = sql<boolean>`(${key.expression}, ${tiebreak}) ${op} (${value}, ${id})`;
+    if (key.nullable && order === 'asc') {
+      return [compared, sql<boolean>`${key.expression} IS NULL`];
+    }
+    return [compared];
+  }
+  if (!key.nullable) throw errors.validation(CURSOR_ERRORS.altered);
+  const nulls = sql<boolean>`${key.expression} IS NULL AND ${tiebreak} ${op} ${id}`;
+  return order === 'asc' ? [nulls] : [nulls, sql<boolean>`${key.expression} IS NOT NULL`];
+}
+
+/**
  * One page of `query`, by offset (`page`) or by keyset (`cursor`), ordered by the sort key and
  * then `tiebreak` in the same direction, so an index on (..., key, tiebreak) serves both the
- * order and the cursor's `(key, tiebreak) > (last key, last id)`. `total` is exact up to
- * COUNT_LIMIT (a count over at most COUNT_LIMIT + 1 rows, in the same statement as the page, so
- * both see one snapshot); beyond, it is COUNT_LIMIT with `totalExact: false`. The page reads
+ * order and the cursor's `(key, tiebreak) > (last key, last id)`. For a nullable key the page
+ * that crosses between the values and the NULLs reads two ranges, one statement each (see
+ * rangesAfter). `total` is exact up to COUNT_LIMIT (a count over at most COUNT_LIMIT + 1 rows, in
+ * the same statement as the page, so both see one snapshot; the first statement's count when
+ * there are two); beyond, it is COUNT_LIMIT with `totalExact: false`. The page reads
  * pageSize + 1 rows: the extra one only tells whether there is a next page.
  *
  * `query` must select `tiebreak` (as a column of that name) and carry every filter; `executor`
@@ -188,7 +226,7 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
 ): Promise<CursorPage<O>> {
   const key = options.sortKeys[page.sortBy];
   if (!key) throw new Error(`no sort key for ${page.sortBy}`);
-  const tiebreak = sql.ref(options.tiebreak);
+  const tiebreak: RawBuilder<unknown> = sql.ref(options.tiebreak);
   const tiebreakName = options.tiebreak.split('.').pop() as string;
   const after = page.cursor ? decodeCursor(options.binding, page.cursor, page) : undefined;
   const pageNumber = after ? after.p : page.page;
@@ -200,22 +238,25 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
     counted = counted.orderBy(key.expression, page.sortOrder).orderBy(tiebreak, page.sortOrder);
   }
   counted = counted.limit(COUNT_LIMIT + 1);
-  let rowsQuery = query
-    .select(sql<string>`(${key.expression})::text`.as('__key'))
+  const rowsQuery = query
+    .select(sql<string | null>`(${key.expression})::text`.as('__key'))
     .select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
-  if (after) {
-    const op = sql.raw(page.sortOrder === 'asc' ? '>' : '<');
-    const type = sql.raw(key.type);
-    rowsQuery = rowsQuery.where(
-      sql<boolean>`(${key.expression}, ${tiebreak}) ${op} (CAST(${after.k} AS ${type}), CAST(${after.i} AS uuid))`,
-    );
+  // By cursor, the rows after the last one are one index range, or, for a nullable key, up to
+  // two read one after the other (each a range of the index, in its order).
+  const ranges = after ? rangesAfter(key, tiebreak, page.sortOrder, after) : [undefined];
+  const rows: Array<O & { __key: string | null; __total: string }> = [];
+  for (const range of ranges) {
+    const wanted = page.pageSize + 1 - rows.length;
+    if (wanted <= 0) break;
+    const ranged = range ? rowsQuery.where(range) : rowsQuery;
+    const read = (await ranged
+      .orderBy(key.expression, page.sortOrder)
+      .orderBy(tiebreak, page.sortOrder)
+      .limit(wanted)
+      .offset(after ? 0 : (page.page - 1) * page.pageSize)
+      .execute()) as Array<O & { __key: string | null; __total: string }>;
+    rows.push(...read);
   }
-  const rows = (await rowsQuery
-    .orderBy(key.expression, page.sortOrder)
-    .orderBy(tiebreak, page.sortOrder)
-    .limit(page.pageSize + 1)
-    .offset(after ? 0 : (page.page - 1) * page.pageSize)
-    .execute()) as Array<O & { __key: string; __total: string }>;
 
   let counting: number;
   if (rows.length > 0) {
@@ -232,7 +273,7 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
 
   const hasMore = rows.length > page.pageSize;
   const shown = rows.slice(0, page.pageSize);
-  const last = shown[shown.length - 1] as (O & { __key: string }) | undefined;
+  const last = shown[shown.length - 1] as (O & { __key: string | null }) | undefined;
   const nextCursor =
     hasMore && last
       ? encodeCursor(options.binding, {

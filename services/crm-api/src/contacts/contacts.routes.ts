@@ -17,7 +17,7 @@ import { withTenant, type Database, type Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { CONTACT_SORTABLE, contactFiltersSchema, contactIdSchema } from './contacts.schema';
@@ -54,20 +54,27 @@ async function refuseTakenKeys(
   }
 }
 
-/** /api/crm/contacts: list (paginated), create, read, change, delete. */
-export function contactRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+/**
+ * /api/crm/contacts: the list (paginated by page or cursor, filtered by q), create, read,
+ * change, delete. `cursorSecret` signs the list's cursors (the internal token secret).
+ */
+export function contactRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/crm/contacts', jsonBody(bodyLimitBytes));
 
   router.get('/api/crm/contacts', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, {
+    const page = parseCursorPageQuery(req.query, {
       sortable: CONTACT_SORTABLE,
       defaultSortBy: 'created_at',
     });
     const filters = validate(contactFiltersSchema, { q: req.query.q }, 'filters');
     const result = await withTenant(db, tenantId, (trx) =>
-      listContacts(trx, tenantId, page, filters),
+      listContacts(trx, tenantId, page, filters, { secret: cursorSecret }),
     );
     res.json(result);
   });
