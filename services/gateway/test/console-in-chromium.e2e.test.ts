@@ -262,9 +262,9 @@ describe('in the browser', () => {
   it('says a screen that is not built yet is coming, in the same layout', async () => {
     await page
       .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Deals' })
+      .getByRole('link', { name: 'Conversations' })
       .click();
-    await page.getByRole('heading', { name: 'Deals', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
     expect(await page.getByRole('main').innerText()).toContain('is coming');
     await screenshot('coming-soon');
   });
