@@ -1,4 +1,4 @@
-import { api, ApiError, type Envelope } from './client';
+import { api, type Envelope } from './client';
 
 /** The pipeline's stages, in order (crm_deals.stage; the deals list's `stage` filter). */
 export const DEAL_STAGES = ['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'] as const;
@@ -32,25 +32,11 @@ export function createDeal(deal: NewDeal) {
   return api<Envelope<{ deal: Deal }>>('/api/crm/deals', { method: 'POST', body: deal });
 }
 
-/**
- * PATCH /api/crm/deals/:id with the new stage. Same-origin fetch like every call of `api`
- * (the session cookie, the gateway's cross-site guard); a failure is an ApiError.
- */
+/** PATCH /api/crm/deals/:id with the new stage; a failure is an ApiError (with Retry-After). */
 export async function moveDeal(id: string, stage: DealStage): Promise<Deal> {
-  const response = await fetch(`/api/crm/deals/${encodeURIComponent(id)}`, {
+  const answer = await api<Envelope<{ deal: Deal }>>(`/api/crm/deals/${encodeURIComponent(id)}`, {
     method: 'PATCH',
-    credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ stage }),
+    body: { stage },
   });
-  const body = (await response.json().catch(() => undefined)) as
-    (Partial<Envelope<{ deal: Deal }>> & { error?: string; code?: string }) | undefined;
-  if (!response.ok || !body?.data) {
-    throw new ApiError(
-      response.status,
-      body?.code ?? 'HTTP_ERROR',
-      body?.error ?? `The server answered ${response.status}`,
-    );
-  }
-  return body.data.deal;
+  return answer.data.deal;
 }
