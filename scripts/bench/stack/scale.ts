@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Client } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { signIdentity } from '../../../libs/shared/src/identity';
 import {
   createDb,
   dropDatabase,
@@ -239,6 +240,7 @@ function latency(ms: number[]): Latency {
 interface Tenant {
   name: string;
   id: string;
+  userId: string;
   cookie: string;
   rows: number;
 }
@@ -259,8 +261,10 @@ async function signUp(gatewayUrl: string, name: string): Promise<Tenant> {
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
-  const { tenant } = ((await res.json()) as { data: { tenant: { id: string } } }).data;
-  return { name, id: tenant.id, cookie, rows: 0 };
+  const { tenant, user } = (
+    (await res.json()) as { data: { tenant: { id: string }; user: { id: string } } }
+  ).data;
+  return { name, id: tenant.id, userId: user.id, cookie, rows: 0 };
 }
 
 async function getJson(url: string, cookie: string): Promise<Record<string, unknown>> {
@@ -287,7 +291,13 @@ async function timed(gatewayUrl: string, tenant: Tenant, path: (i: number) => st
 }
 
 /** The CSV export of all the tenant's leads: rows/s, and crm-api's and the gateway's RSS. */
-async function exportAll(gatewayUrl: string, tenant: Tenant, crmApi: number, gateway: number) {
+async function exportAll(
+  baseUrl: string,
+  tenant: Tenant,
+  crmApi: number,
+  gateway: number,
+  headers: Record<string, string> = { cookie: tenant.cookie },
+) {
   const before = { crmApi: vmRssMb(crmApi), gateway: vmRssMb(gateway) };
   const peak = { ...before };
   const sampler = setInterval(() => {
@@ -298,9 +308,9 @@ async function exportAll(gatewayUrl: string, tenant: Tenant, crmApi: number, gat
   let lines = 0;
   let bytes = 0;
   try {
-    const res = await fetch(`${gatewayUrl}/api/exports`, {
+    const res = await fetch(`${baseUrl}/api/exports`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: tenant.cookie },
+      headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ resource: 'leads', format: 'csv' }),
     });
     if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
@@ -322,6 +332,29 @@ async function exportAll(gatewayUrl: string, tenant: Tenant, crmApi: number, gat
     megabytes: Number((bytes / 2 ** 20).toFixed(1)),
     rssBeforeMb: before,
     rssPeakMb: peak,
+  };
+}
+
+/**
+ * The export's baseline: Postgres alone writing the same rows, in the same order, as CSV
+ * (`COPY (SELECT ...) TO STDOUT`, as the bench's superuser: no row-level security, no HTTP).
+ */
+async function copyOut(sql: Client, tenant: Tenant) {
+  const started = performance.now();
+  let lines = 0;
+  const stream = sql.query(
+    copyTo(`COPY (SELECT id, email, first_name, last_name, phone, status, source, custom_fields,
+                         created_at, updated_at
+                    FROM crm_leads WHERE tenant_id = '${tenant.id}'
+                   ORDER BY created_at DESC, id DESC) TO STDOUT WITH (FORMAT csv, HEADER)`),
+  );
+  for await (const chunk of stream as AsyncIterable<Buffer>)
+    for (const byte of chunk) if (byte === 10) lines++;
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    rows: lines - 1,
+    seconds: Number(seconds.toFixed(2)),
+    rowsPerSecond: Math.round((lines - 1) / seconds),
   };
 }
 
@@ -433,7 +466,10 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
       await database.close();
     }
     await sql.connect();
-    const env = (service: string) => ({ ...envOf(service), DATABASE_URL: databaseUrl });
+    const env = (service: string): Record<string, string> => ({
+      ...envOf(service),
+      DATABASE_URL: databaseUrl,
+    });
     for (const service of ['crm-api', 'gateway'])
       started.push(await startService(service, ports[service], env(service)));
     const [crmApi, gateway] = started;
@@ -468,7 +504,25 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
     const exports = {
       A: await exportAll(gatewayUrl, a, crmApi.pid ?? 0, gateway.pid ?? 0),
       C: await exportAll(gatewayUrl, c, crmApi.pid ?? 0, gateway.pid ?? 0),
+      // Where the time goes: the same export straight to crm-api, and Postgres alone.
+      AStraightToCrmApi: await exportAll(
+        `http://127.0.0.1:${ports['crm-api']}`,
+        a,
+        crmApi.pid ?? 0,
+        gateway.pid ?? 0,
+        {
+          'x-crm-identity': signIdentity(
+            { userId: a.userId, tenantId: a.id, role: 'owner' },
+            env('crm-api').INTERNAL_TOKEN_SECRET,
+            { ttlSeconds: 3600 },
+          ),
+        },
+      ),
+      ACopyOut: await copyOut(sql, a),
     };
+    process.stderr.write(
+      `  export A straight to crm-api: ${exports.AStraightToCrmApi.rowsPerSecond} rows/s, Postgres COPY alone: ${exports.ACopyOut.rowsPerSecond} rows/s\n`,
+    );
     process.stderr.write(`  export A: ${JSON.stringify(exports.A)}\n`);
     return {
       rows: { A: SCALE_ROWS, B: OTHER_TENANT_ROWS, C: BASELINE_ROWS },
@@ -520,6 +574,16 @@ export function scaleRows(result: Awaited<ReturnType<typeof recordsAtScale>>): R
     ratio: Number((A.rowsPerSecond / C.rowsPerSecond).toFixed(1)),
     target: '>= 100000',
     holds: A.rowsPerSecond >= 100_000,
+  });
+  const { AStraightToCrmApi: direct, ACopyOut: copied } = result.exports;
+  rows.push({
+    scenario: `CSV export of ${result.rows.A}: straight to crm-api vs Postgres COPY alone`,
+    figure: direct.rowsPerSecond,
+    baseline: copied.rowsPerSecond,
+    unit: 'rows/s',
+    ratio: Number((direct.rowsPerSecond / copied.rowsPerSecond).toFixed(2)),
+    target: '-',
+    holds: true,
   });
   rows.push({
     scenario: `crm-api RSS during the export of ${result.rows.A}, peak vs before`,
