@@ -9,7 +9,8 @@
  *
  * Environment (optional): DATABASE_URL (a server to create the bench database on; unset: an
  * embedded Postgres), CONNECTIONS (50), DURATION (10 s), WARM_UP (3 s),
- * ONLY=deals,single,batches,relay,import,rss (default all).
+ * ONLY=deals,single,batches,relay,import,rss (default all); ONLY=scale (never by default: it seeds
+ * 2.4 million rows) runs the records-at-scale scenario of scale.ts, SCALE_ROWS (1,000,000) its size.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -37,6 +38,7 @@ import {
   singleDeliveries,
   type Stack,
 } from './scenarios';
+import { recordsAtScale, scaleRows } from './scale';
 import { BARE_SECRET } from './bare-http';
 import { PORT_VARIABLES, type ServiceName } from '../../dev/ports';
 
@@ -223,6 +225,13 @@ export async function runStackBench(): Promise<Row[]> {
       for (const child of started) await stopProcess(child);
     }
 
+    if (ONLY.has('scale')) {
+      process.stderr.write('records at scale: lists, a record, its timeline and the CSV export\n');
+      const r = await recordsAtScale({ adminUrl, ports, envOf });
+      details.scale = r;
+      rows.push(...scaleRows(r));
+    }
+
     if (ONLY.has('relay')) {
       process.stderr.write('outbox relay draining 20,000 events vs bare JetStream async publish\n');
       const tenantId = (
@@ -260,7 +269,13 @@ export async function runStackBench(): Promise<Row[]> {
   }
   process.stdout.write(`\n${printTable(rows)}\n`);
   // A partial run (ONLY=...) is written beside the whole one, never over it.
-  const kind = process.env.ONLY ? `stack-only-${[...ONLY].join('-')}` : 'stack';
+  // The scale scenario alone is a run of its own kind: bench/results/<date>-scale.json.
+  const kind =
+    process.env.ONLY === 'scale'
+      ? 'scale'
+      : process.env.ONLY
+        ? `stack-only-${[...ONLY].join('-')}`
+        : 'stack';
   const file = writeResults(kind, rows, details);
   process.stdout.write(`results: ${file}\n`);
   return rows;
