@@ -233,10 +233,11 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
 
   // Unfiltered, the count follows the sort's index (else Postgres may scan the table until it
   // has seen COUNT_LIMIT + 1 of the tenant's rows); filtered, Postgres picks the filter's index.
+  // By the sort key alone, not the tie-break: a unique key's index (leads' email) has no id,
+  // and ordering by it too cost an incremental sort over 10,001 heap rows (84 ms at 1,000,000
+  // leads, measured by the scale benchmark).
   let counted = query.clearSelect().select(sql<number>`1`.as('one'));
-  if (!options.filtered) {
-    counted = counted.orderBy(key.expression, page.sortOrder).orderBy(tiebreak, page.sortOrder);
-  }
+  if (!options.filtered) counted = counted.orderBy(key.expression, page.sortOrder);
   counted = counted.limit(COUNT_LIMIT + 1);
   const rowsQuery = query
     .select(sql<string | null>`(${key.expression})::text`.as('__key'))
