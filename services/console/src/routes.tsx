@@ -4,15 +4,7 @@ import { ComingSoon } from './screens/coming-soon';
 import { Loading } from './ui/states';
 
 /** The screens that are not built yet: each says so, inside the same layout. */
-export const COMING = [
-  'Deals',
-  'Contacts',
-  'Products',
-  'Conversations',
-  'Activities',
-  'Forms',
-  'Exports',
-];
+export const COMING = ['Deals', 'Products', 'Conversations', 'Activities', 'Forms', 'Exports'];
 
 /**
  * Each screen's code is loaded when it is first opened (the forms' validation and the table
@@ -42,6 +34,22 @@ export const router = createBrowserRouter([
             path: ':leadId',
             lazy: () =>
               import('./screens/leads/lead-detail').then((m) => ({ Component: m.LeadDetail })),
+          },
+        ],
+      },
+      {
+        path: 'contacts',
+        lazy: () =>
+          import('./screens/contacts/contacts-screen').then((m) => ({
+            Component: m.ContactsScreen,
+          })),
+        children: [
+          {
+            path: ':contactId',
+            lazy: () =>
+              import('./screens/contacts/contact-detail').then((m) => ({
+                Component: m.ContactDetail,
+              })),
           },
         ],
       },
