@@ -11,17 +11,19 @@ import {
   testDb,
   useServiceBehindGateway,
 } from '@crm/test-kit';
+import { withTenant } from '@crm/shared/db';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
- * The console's Contacts screen in real headless Chromium (Debian's `chromium`, driven by
- * playwright-core), through a real gateway in front of a real crm-api: opened from the main
- * navigation, the signed-in user's tenant's contacts in a table with column headers (never
- * another tenant's), sorting, Search by the start of an email, a contact's panel at its own
- * address; no console error, no axe violation rated serious or critical. Screenshots go to
- * artifacts/console-contacts*.png. The console is built first when services/console/dist is
- * missing.
+ * The console's Contacts and Products screens in real headless Chromium (Debian's `chromium`,
+ * driven by playwright-core), through a real gateway in front of a real crm-api: opened from
+ * the main navigation, the signed-in user's tenant's contacts in a table with column headers
+ * (never another tenant's), sorting, Search by the start of an email, a contact's panel at its
+ * own address; the tenant's products (only its own), sorted by sku, a product's panel; no
+ * console error, no axe violation rated serious or critical. Screenshots go to
+ * artifacts/console-contact*.png and console-product-detail.png. The console is built first
+ * when services/console/dist is missing.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '../../../artifacts');
@@ -44,8 +46,15 @@ const OWN_CONTACTS = [
   { email: 'carol.clark@acme.test', first_name: 'Carol', last_name: 'Clark' },
 ];
 const OTHER_CONTACTS = [{ email: 'mallory.other@globex.test', first_name: 'Mallory' }];
+const OWN_PRODUCTS = [
+  { sku: 'WID-1', name: 'Widget', price: '19.90', currency: 'EUR', description: 'A widget' },
+  { sku: 'GAD-2', name: 'Gadget', price: '5', currency: 'USD', active: false },
+];
 
-async function tenantWithContacts(name: string, contacts: object[]): Promise<string> {
+async function tenantWithContacts(
+  name: string,
+  contacts: object[],
+): Promise<{ email: string; tenantId: string }> {
   const tenant = await createTenant(database, name);
   const user = await createAccount(database, 'console-contacts');
   await addMember(database, tenant.id, user.id, 'owner');
@@ -55,7 +64,25 @@ async function tenantWithContacts(name: string, contacts: object[]): Promise<str
     const created = await client.post('/api/crm/contacts', contact);
     expect(created.status).toBe(201);
   }
-  return user.email;
+  return { email: user.email, tenantId: tenant.id };
+}
+
+/** Products arrive through MCP or a migration (the API has no create): written directly here. */
+interface SeededProduct {
+  sku: string;
+  name: string;
+  price?: string;
+  currency?: string;
+  description?: string;
+  active?: boolean;
+}
+async function seedProducts(tenantId: string, products: SeededProduct[]) {
+  await withTenant(database.db, tenantId, (trx) =>
+    trx
+      .insertInto('crm_products')
+      .values(products.map((product) => ({ tenant_id: tenantId, ...product })))
+      .execute(),
+  );
 }
 
 async function screenshot(name: string) {
@@ -92,8 +119,11 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
-  ownerEmail = await tenantWithContacts('Acme contacts console test', OWN_CONTACTS);
-  await tenantWithContacts('Globex contacts console test', OTHER_CONTACTS);
+  const own = await tenantWithContacts('Acme contacts console test', OWN_CONTACTS);
+  ownerEmail = own.email;
+  const other = await tenantWithContacts('Globex contacts console test', OTHER_CONTACTS);
+  await seedProducts(own.tenantId, OWN_PRODUCTS);
+  await seedProducts(other.tenantId, [{ sku: 'GLOBEX-1', name: 'Globex gadget' }]);
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
   // Signed out, the console's GET /api/auth/me is answered 401 (that is how it knows to show
@@ -209,7 +239,47 @@ describe('the Contacts screen', () => {
   it('has no axe violation rated serious or critical', async () => {
     expect(await seriousAxeViolations()).toEqual([]);
   });
+});
 
+describe('the Products screen', () => {
+  const skus = () => page.getByRole('table').locator('tbody td:first-child').allInnerTexts();
+
+  it("lists the tenant's products, sorted by sku, and no other tenant's", async () => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Products' })
+      .click();
+    await page.getByRole('heading', { name: 'Products', level: 1 }).waitFor();
+    await page.getByRole('cell', { name: 'WID-1' }).waitFor();
+    const headers = await page.getByRole('columnheader').allInnerTexts();
+    expect(headers.map((h) => h.replace(/[▲▼]/g, '').trim())).toEqual([
+      'SKU',
+      'Name',
+      'Price',
+      'Active',
+      'Created',
+    ]);
+    expect((await skus()).sort()).toEqual(['GAD-2', 'WID-1']);
+    expect(await page.getByRole('cell', { name: '19.90 EUR' }).count()).toBe(1);
+    expect(await page.content()).not.toContain('GLOBEX');
+    await page.getByRole('columnheader', { name: /SKU/ }).getByRole('button').click();
+    await page.locator('th[aria-sort="ascending"]', { hasText: 'SKU' }).waitFor();
+    await page.locator('tbody tr:first-child td:first-child', { hasText: 'GAD-2' }).waitFor();
+    expect(await skus()).toEqual(['GAD-2', 'WID-1']);
+  });
+
+  it("opens a product's detail panel at its own address", async () => {
+    await page.getByRole('link', { name: 'WID-1' }).click();
+    const panel = page.getByRole('complementary', { name: 'Widget' });
+    await panel.waitFor();
+    expect(await panel.innerText()).toMatch(/Description\s+A widget/);
+    expect(new URL(page.url()).pathname).toMatch(/^\/products\/[0-9a-f-]{36}$/);
+    await screenshot('product-detail');
+    expect(await seriousAxeViolations()).toEqual([]);
+  });
+});
+
+describe('the console', () => {
   it('had no console errors, failed or off-origin requests', () => {
     expect(problems).toEqual([]);
   });
