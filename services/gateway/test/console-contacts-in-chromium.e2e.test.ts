@@ -16,14 +16,15 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
- * The console's Contacts and Products screens in real headless Chromium (Debian's `chromium`,
- * driven by playwright-core), through a real gateway in front of a real crm-api: opened from
- * the main navigation, the signed-in user's tenant's contacts in a table with column headers
- * (never another tenant's), sorting, Search by the start of an email, a contact's panel at its
- * own address; the tenant's products (only its own), sorted by sku, a product's panel; no
- * console error, no axe violation rated serious or critical. Screenshots go to
- * artifacts/console-contact*.png and console-product-detail.png. The console is built first
- * when services/console/dist is missing.
+ * The console's Contacts, Products and Activities screens in real headless Chromium (Debian's
+ * `chromium`, driven by playwright-core), through a real gateway in front of a real crm-api:
+ * each opened from the main navigation and showing only the signed-in user's tenant's records
+ * in a table with column headers; contacts sorted, searched by the start of an email, a
+ * contact's panel at its own address; products sorted by sku, a product's panel; activities
+ * newest first, an activity's panel, a contact's activities from its panel. No console error,
+ * no axe violation rated serious or critical. Screenshots go to artifacts/console-contact*.png,
+ * console-product-detail.png and console-activity-detail.png. The console is built first when
+ * services/console/dist is missing.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '../../../artifacts');
@@ -54,17 +55,36 @@ const OWN_PRODUCTS = [
 async function tenantWithContacts(
   name: string,
   contacts: object[],
-): Promise<{ email: string; tenantId: string }> {
+): Promise<{ email: string; tenantId: string; contactIds: string[] }> {
   const tenant = await createTenant(database, name);
   const user = await createAccount(database, 'console-contacts');
   await addMember(database, tenant.id, user.id, 'owner');
   const cookie = await signIn(stack.gateway.app, user.email);
   const client = sessionClient(stack.url, cookie);
+  const contactIds: string[] = [];
   for (const contact of contacts) {
     const created = await client.post('/api/crm/contacts', contact);
     expect(created.status).toBe(201);
+    contactIds.push(created.body.data.contact.id);
   }
-  return { email: user.email, tenantId: tenant.id };
+  return { email: user.email, tenantId: tenant.id, contactIds };
+}
+
+/** Activities too arrive through MCP or a migration: written directly here. */
+async function seedActivities(tenantId: string, activities: SeededActivity[]) {
+  await withTenant(database.db, tenantId, (trx) =>
+    trx
+      .insertInto('crm_activities')
+      .values(activities.map((a) => ({ tenant_id: tenantId, custom_fields: '{}', ...a })))
+      .execute(),
+  );
+}
+interface SeededActivity {
+  type: string;
+  subject: string;
+  body?: string;
+  occurred_at: string;
+  contact_id?: string;
 }
 
 /** Products arrive through MCP or a migration (the API has no create): written directly here. */
@@ -124,6 +144,19 @@ beforeAll(async () => {
   const other = await tenantWithContacts('Globex contacts console test', OTHER_CONTACTS);
   await seedProducts(own.tenantId, OWN_PRODUCTS);
   await seedProducts(other.tenantId, [{ sku: 'GLOBEX-1', name: 'Globex gadget' }]);
+  await seedActivities(own.tenantId, [
+    {
+      type: 'call',
+      subject: 'Called Alice',
+      body: 'She wants a demo',
+      occurred_at: '2026-03-01T10:00:00Z',
+      contact_id: own.contactIds[0],
+    },
+    { type: 'note', subject: 'Team note', occurred_at: '2026-04-01T10:00:00Z' },
+  ]);
+  await seedActivities(other.tenantId, [
+    { type: 'call', subject: 'Globex call', occurred_at: '2026-04-02T10:00:00Z' },
+  ]);
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
   // Signed out, the console's GET /api/auth/me is answered 401 (that is how it knows to show
@@ -276,6 +309,58 @@ describe('the Products screen', () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/products\/[0-9a-f-]{36}$/);
     await screenshot('product-detail');
     expect(await seriousAxeViolations()).toEqual([]);
+  });
+});
+
+describe('the Activities screen', () => {
+  const subjects = () => page.getByRole('table').locator('tbody td:first-child').allInnerTexts();
+
+  it("lists the tenant's activities, newest first, and no other tenant's", async () => {
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Activities' })
+      .click();
+    await page.getByRole('heading', { name: 'Activities', level: 1 }).waitFor();
+    await page.getByRole('cell', { name: 'Team note' }).waitFor();
+    const headers = await page.getByRole('columnheader').allInnerTexts();
+    expect(headers.map((h) => h.replace(/[▲▼]/g, '').trim())).toEqual([
+      'Subject',
+      'Type',
+      'About',
+      'Occurred',
+    ]);
+    expect(await subjects()).toEqual(['Team note', 'Called Alice']);
+    expect(await page.content()).not.toContain('Globex call');
+    await page
+      .getByRole('columnheader', { name: /Occurred/ })
+      .getByRole('button')
+      .click();
+    await page.locator('th[aria-sort="ascending"]', { hasText: 'Occurred' }).waitFor();
+    await page
+      .locator('tbody tr:first-child td:first-child', { hasText: 'Called Alice' })
+      .waitFor();
+    expect(await subjects()).toEqual(['Called Alice', 'Team note']);
+  });
+
+  it("opens an activity's panel, which links to the contact it is about", async () => {
+    await page.getByRole('link', { name: 'Called Alice' }).click();
+    const panel = page.getByRole('complementary', { name: 'Called Alice' });
+    await panel.waitFor();
+    expect(await panel.innerText()).toMatch(/Body\s+She wants a demo/);
+    expect(new URL(page.url()).pathname).toMatch(/^\/activities\/[0-9a-f-]{36}$/);
+    await screenshot('activity-detail');
+    expect(await seriousAxeViolations()).toEqual([]);
+    await panel.getByRole('link', { name: 'Contact' }).click();
+    await page.getByRole('complementary', { name: 'Alice Anders' }).waitFor();
+  });
+
+  it("shows only a contact's activities from the contact's panel", async () => {
+    await page.getByRole('link', { name: 'Its activities' }).click();
+    await page.getByText('Only the activities of this contact.').waitFor();
+    await rows(1);
+    expect(await subjects()).toEqual(['Called Alice']);
+    await page.getByRole('link', { name: 'Show all activities' }).click();
+    await rows(2);
   });
 });
 

@@ -53,6 +53,9 @@ export function ContactDetail() {
           ))}
         </dl>
       )}
+      <p>
+        <Link to={`/activities?contact_id=${encodeURIComponent(contactId)}`}>Its activities</Link>
+      </p>
       <Link to="/contacts">Close</Link>
     </aside>
   );
