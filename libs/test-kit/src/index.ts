@@ -37,3 +37,12 @@ export {
   type PlatformService,
 } from './platform-stack';
 export { buildConsoleIfMissing } from '../../../scripts/dev/console-build';
+export {
+  launchChromium,
+  addSessionCookies,
+  watchForProblems,
+  saveScreenshot,
+  seriousAxeViolations,
+  signInThroughConsole,
+  type ExpectedFailures,
+} from './browser';

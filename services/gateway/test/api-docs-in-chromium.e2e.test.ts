@@ -1,9 +1,15 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { testDb, useServiceBehindGateway, tenantSession } from '@crm/test-kit';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  addSessionCookies,
+  launchChromium,
+  saveScreenshot,
+  testDb,
+  useServiceBehindGateway,
+  tenantSession,
+  watchForProblems,
+} from '@crm/test-kit';
+import type { Browser, Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
@@ -13,54 +19,30 @@ import { service as crmApi } from '../../crm-api/src/main';
  * runs, and "try it" calls the API with the signed-in user's cookie. `.ci/run` installs
  * chromium when it is missing (`apt-get install -y chromium`).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, '../../../artifacts');
-
 const stack = useServiceBehindGateway(crmApi);
 const database = testDb();
 let browser: Browser;
 let page: Page;
 let sessionCookie: string;
-const problems: string[] = [];
+let problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: apt-get install -y chromium (see CONTRIBUTING.md, Tests)`,
-    );
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   const { cookie } = await tenantSession(stack, database);
   sessionCookie = cookie;
   const context = await browser.newContext({ baseURL: stack.url });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
-  await context.addCookies(
-    cookie.split('; ').map((pair) => {
-      const at = pair.indexOf('=');
-      return { name: pair.slice(0, at), value: pair.slice(at + 1), url: stack.url };
-    }),
-  );
+  await addSessionCookies(context, cookie, stack.url);
   page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`);
-    if (!r.url().startsWith(stack.url)) problems.push(`off-origin: ${r.url()}`);
-  });
+  // Nothing is expected to fail here: every console error, 4xx, 5xx or failed request counts.
+  problems = watchForProblems(page, { origin: stack.url });
   await page.goto('/api-docs');
   await page.locator('.swagger-ui .info').waitFor();
   await page.locator('.opblock').first().waitFor();
 }, 60_000);
 
 afterAll(async () => {
-  if (page) {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'api-docs.png'), fullPage: true });
-  }
+  if (page) await saveScreenshot(page, 'api-docs', { fullPage: true });
   await browser?.close();
   await database.close();
 });

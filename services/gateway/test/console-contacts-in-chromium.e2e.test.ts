@@ -1,18 +1,21 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   addMember,
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  launchChromium,
   PASSWORD,
+  saveScreenshot,
+  seriousAxeViolations,
   sessionClient,
   signIn,
+  signInThroughConsole,
   testDb,
   useServiceBehindGateway,
+  watchForProblems,
 } from '@crm/test-kit';
 import { withTenant } from '@crm/shared/db';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
@@ -26,14 +29,11 @@ import { service as crmApi } from '../../crm-api/src/main';
  * console-product-detail.png and console-activity-detail.png. The console is built first when
  * services/console/dist is missing.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, '../../../artifacts');
-
 const stack = useServiceBehindGateway(crmApi);
 const database = testDb();
 let browser: Browser;
 let page: Page;
-const problems: string[] = [];
+let problems: string[] = [];
 let ownerEmail = '';
 
 const OWN_CONTACTS = [
@@ -105,40 +105,17 @@ async function seedProducts(tenantId: string, products: SeededProduct[]) {
   );
 }
 
-async function screenshot(name: string) {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `console-${name}.png`) });
-}
-
 /** Waits until the table body has `count` rows (with locators: the CSP forbids eval). */
 async function rows(count: number) {
   await page.locator(`tbody tr:nth-child(${count})`).waitFor();
   await page.locator(`tbody tr:nth-child(${count + 1})`).waitFor({ state: 'detached' });
 }
 
-async function seriousAxeViolations(): Promise<string[]> {
-  const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  // Evaluated over the DevTools protocol: the page's CSP allows no injected script tag.
-  await page.evaluate(axe);
-  return (await page.evaluate(`axe.run().then((results) =>
-    results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.length + ')'))`)) as string[];
-}
-
 const contactEmails = () => page.getByRole('table').locator('tbody td:first-child').allInnerTexts();
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: apt-get install -y chromium (see CONTRIBUTING.md, Tests)`,
-    );
-  }
   await buildConsoleIfMissing();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   const own = await tenantWithContacts('Acme contacts console test', OWN_CONTACTS);
   ownerEmail = own.email;
   const other = await tenantWithContacts('Globex contacts console test', OTHER_CONTACTS);
@@ -160,25 +137,14 @@ beforeAll(async () => {
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
   // Signed out, the console's GET /api/auth/me is answered 401 (that is how it knows to show
-  // sign-in); every other 4xx, 5xx or console error is a problem.
-  const expected = (url: string, status: number) =>
-    status === 401 && new URL(url).pathname === '/api/auth/me';
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    if (/status of 401/.test(m.text()) && m.location().url.endsWith('/api/auth/me')) return;
-    problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => {
-    // A list request of a search the user has since changed is cancelled on purpose.
-    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400 && !expected(r.url(), r.status())) {
-      problems.push(`${r.status()}: ${r.url()}`);
-    }
-    if (!r.url().startsWith(stack.url)) problems.push(`off-origin: ${r.url()}`);
+  // sign-in); every other 4xx, 5xx or console error is a problem. A list request of a search
+  // the user has since changed is cancelled on purpose.
+  problems = watchForProblems(page, {
+    origin: stack.url,
+    allow: {
+      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      aborted: true,
+    },
   });
 }, 180_000);
 
@@ -190,9 +156,7 @@ afterAll(async () => {
 describe('the Contacts screen', () => {
   it('is opened from the main navigation once signed in', async () => {
     await page.goto('/sign-in');
-    await page.getByLabel('Email').fill(ownerEmail);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInThroughConsole(page, ownerEmail, PASSWORD);
     await page.getByRole('heading', { name: 'Leads', level: 1 }).waitFor();
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -216,7 +180,7 @@ describe('the Contacts screen', () => {
     expect(await page.getByRole('cell', { name: '+1 555 0101' }).count()).toBe(1);
     expect(await page.content()).not.toContain('mallory');
     await page.getByText('3 of 3 contacts shown').waitFor();
-    await screenshot('contacts');
+    await saveScreenshot(page, 'console-contacts');
   });
 
   it('sorts by the columns the API sorts by, from the keyboard', async () => {
@@ -263,14 +227,14 @@ describe('the Contacts screen', () => {
     await panel.waitFor();
     expect(await panel.innerText()).toMatch(/Company\s+Brown & Co/);
     expect(new URL(page.url()).pathname).toMatch(/^\/contacts\/[0-9a-f-]{36}$/);
-    await screenshot('contact-detail');
+    await saveScreenshot(page, 'console-contact-detail');
     // The address can be shared or reloaded.
     await page.reload();
     await page.getByRole('complementary', { name: 'Bob Brown' }).waitFor();
   });
 
   it('has no axe violation rated serious or critical', async () => {
-    expect(await seriousAxeViolations()).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 });
 
@@ -307,8 +271,8 @@ describe('the Products screen', () => {
     await panel.waitFor();
     expect(await panel.innerText()).toMatch(/Description\s+A widget/);
     expect(new URL(page.url()).pathname).toMatch(/^\/products\/[0-9a-f-]{36}$/);
-    await screenshot('product-detail');
-    expect(await seriousAxeViolations()).toEqual([]);
+    await saveScreenshot(page, 'console-product-detail');
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 });
 
@@ -348,8 +312,8 @@ describe('the Activities screen', () => {
     await panel.waitFor();
     expect(await panel.innerText()).toMatch(/Body\s+She wants a demo/);
     expect(new URL(page.url()).pathname).toMatch(/^\/activities\/[0-9a-f-]{36}$/);
-    await screenshot('activity-detail');
-    expect(await seriousAxeViolations()).toEqual([]);
+    await saveScreenshot(page, 'console-activity-detail');
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await panel.getByRole('link', { name: 'Contact' }).click();
     await page.getByRole('complementary', { name: 'Alice Anders' }).waitFor();
   });

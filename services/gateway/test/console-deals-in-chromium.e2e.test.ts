@@ -1,18 +1,21 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { withSystemScope } from '@crm/shared/db';
 import {
   addMember,
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  launchChromium,
   PASSWORD,
+  saveScreenshot,
+  seriousAxeViolations,
   sessionClient,
   signIn,
+  signInThroughConsole,
   testDb,
   useServiceBehindGateway,
+  watchForProblems,
 } from '@crm/test-kit';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
@@ -22,14 +25,11 @@ import { service as crmApi } from '../../crm-api/src/main';
  * native drag and drop, each move checked in Postgres, a failed move put back, a deal created
  * through the form. A screenshot goes to artifacts/console-deals.png.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, '../../../artifacts');
-
 const stack = useServiceBehindGateway(crmApi);
 const database = testDb();
 let browser: Browser;
 let page: Page;
-const problems: string[] = [];
+let problems: string[] = [];
 const owner = { email: '', tenantId: '' };
 let refusedOnPurpose = '';
 
@@ -77,49 +77,23 @@ async function stageInDb(title: string, stage: string) {
 const column = (name: string) => page.getByRole('region', { name, exact: true });
 const card = (title: string) => page.getByRole('listitem', { name: title, exact: true });
 
-async function seriousAxeViolations(): Promise<string[]> {
-  const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(axe);
-  return (await page.evaluate(`axe.run().then((results) =>
-    results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.length + ')'))`)) as string[];
-}
-
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: apt-get install -y chromium (see CONTRIBUTING.md, Tests)`,
-    );
-  }
   await buildConsoleIfMissing();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   Object.assign(owner, await tenantWithDeals('Acme deals test', OWN_DEALS));
   await tenantWithDeals('Globex deals test', OTHER_DEALS);
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
-  const expected = (url: string, status: number) =>
-    (status === 401 && new URL(url).pathname === '/api/auth/me') ||
-    (status === 500 && url === refusedOnPurpose);
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    if (/status of 401/.test(m.text()) && m.location().url.endsWith('/api/auth/me')) return;
-    if (/status of 500/.test(m.text()) && m.location().url === refusedOnPurpose) return;
-    problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => {
-    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400 && !expected(r.url(), r.status())) {
-      problems.push(`${r.status()}: ${r.url()}`);
-    }
-    if (!r.url().startsWith(stack.url)) problems.push(`off-origin: ${r.url()}`);
+  // Signed out, the console's GET /api/auth/me is answered 401; the move refused on purpose is
+  // answered 500. A request cancelled on purpose is no problem either.
+  problems = watchForProblems(page, {
+    origin: stack.url,
+    allow: {
+      response: (url, status) =>
+        (status === 401 && new URL(url).pathname === '/api/auth/me') ||
+        (status === 500 && url === refusedOnPurpose),
+      aborted: true,
+    },
   });
 }, 180_000);
 
@@ -131,9 +105,7 @@ afterAll(async () => {
 describe('the Deals screen', () => {
   it('signs in and opens Deals from the main navigation', async () => {
     await page.goto('/sign-in');
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInThroughConsole(page, owner.email, PASSWORD);
     await page.getByRole('heading', { name: 'Leads', level: 1 }).waitFor();
     await page
       .getByRole('navigation', { name: 'Main' })
@@ -159,7 +131,7 @@ describe('the Deals screen', () => {
     expect(await column('Lead').innerText()).toMatch(/Acme pilot\s+€300\.50/);
     expect(await column('Proposal').innerText()).toContain('Acme expansion');
     expect(await page.content()).not.toContain('Globex');
-    await page.screenshot({ path: join(mkdirArtifacts(), 'console-deals.png') });
+    await saveScreenshot(page, 'console-deals');
   });
 
   it('moves a card to another stage from the keyboard, and Postgres has the new stage', async () => {
@@ -226,11 +198,11 @@ describe('the Deals screen', () => {
       stage: 'won',
     });
     expect(await page.getByLabel('Title').inputValue()).toBe('');
-    await page.screenshot({ path: join(mkdirArtifacts(), 'console-deals-moved.png') });
+    await saveScreenshot(page, 'console-deals-moved');
   });
 
   it('has no axe violation rated serious or critical, and never showed another tenant', async () => {
-    expect(await seriousAxeViolations()).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     expect(await page.content()).not.toContain('Globex');
   });
 
@@ -238,8 +210,3 @@ describe('the Deals screen', () => {
     expect(problems).toEqual([]);
   });
 });
-
-function mkdirArtifacts(): string {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return ARTIFACTS;
-}

@@ -1,17 +1,20 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   addMember,
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  launchChromium,
   PASSWORD,
+  saveScreenshot,
+  seriousAxeViolations,
   sessionClient,
   signIn,
+  signInThroughConsole,
   testDb,
   useServiceBehindGateway,
+  watchForProblems,
 } from '@crm/test-kit';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
@@ -24,14 +27,11 @@ import { service as crmApi } from '../../crm-api/src/main';
  * The console is built first when services/console/dist is missing (`npm run build` builds it
  * too, as CI does).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = join(__dirname, '../../../artifacts');
-
 const stack = useServiceBehindGateway(crmApi);
 const database = testDb();
 let browser: Browser;
 let page: Page;
-const problems: string[] = [];
+let problems: string[] = [];
 const owner = { email: '', tenantName: 'Acme console test' };
 const other = { email: '', tenantName: 'Globex console test', cookie: '' };
 
@@ -61,65 +61,31 @@ async function tenantWithLeads(
   return { email: user.email, cookie };
 }
 
-async function screenshot(name: string) {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `console-${name}.png`) });
-}
-
 /** Waits until the table body has `count` rows (with locators: the CSP forbids eval). */
 async function rows(count: number) {
   await page.locator(`tbody tr:nth-child(${count})`).waitFor();
   await page.locator(`tbody tr:nth-child(${count + 1})`).waitFor({ state: 'detached' });
 }
-/** axe-core's serious and critical findings on the page as it is. */
-async function seriousAxeViolations(): Promise<string[]> {
-  const axe = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  // Evaluated over the DevTools protocol: the page's CSP allows no injected script tag.
-  await page.evaluate(axe);
-  return (await page.evaluate(`axe.run().then((results) =>
-    results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => v.id + ': ' + v.help + ' (' + v.nodes.length + ')'))`)) as string[];
-}
 
 const leadEmails = () => page.getByRole('table').locator('tbody td:first-child').allInnerTexts();
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: apt-get install -y chromium (see CONTRIBUTING.md, Tests)`,
-    );
-  }
   await buildConsoleIfMissing();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   owner.email = (await tenantWithLeads(owner.tenantName, OWN_LEADS)).email;
   Object.assign(other, await tenantWithLeads(other.tenantName, OTHER_LEADS));
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
   // Signed out, the console asks GET /api/auth/me and is answered 401 (that is how it knows
   // to show sign-in); Chromium logs that answer as a console error. Every other 4xx, 5xx or
-  // console error is a problem.
-  const expected = (url: string, status: number) =>
-    status === 401 && new URL(url).pathname === '/api/auth/me';
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    if (/status of 401/.test(m.text()) && m.location().url.endsWith('/api/auth/me')) return;
-    problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => {
-    // A list request of a search the user has since changed is cancelled on purpose.
-    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400 && !expected(r.url(), r.status())) {
-      problems.push(`${r.status()}: ${r.url()}`);
-    }
-    if (!r.url().startsWith(stack.url)) problems.push(`off-origin: ${r.url()}`);
+  // console error is a problem. A list request of a search the user has since changed is
+  // cancelled on purpose.
+  problems = watchForProblems(page, {
+    origin: stack.url,
+    allow: {
+      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      aborted: true,
+    },
   });
 }, 180_000);
 
@@ -174,11 +140,9 @@ describe('in the browser', () => {
     await page.goto('/leads');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/sign-in');
-    await screenshot('sign-in');
-    expect(await seriousAxeViolations()).toEqual([]);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await saveScreenshot(page, 'console-sign-in');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await signInThroughConsole(page, owner.email, PASSWORD);
     await page.getByRole('heading', { name: 'Leads', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/leads');
   });
@@ -210,7 +174,7 @@ describe('in the browser', () => {
     ]);
     expect((await leadEmails()).sort()).toEqual(OWN_LEADS.map((l) => l.email).sort());
     expect(await page.content()).not.toContain('mallory');
-    await screenshot('leads');
+    await saveScreenshot(page, 'console-leads');
   });
 
   it('sorts by a column header, from the keyboard', async () => {
@@ -252,11 +216,11 @@ describe('in the browser', () => {
     await panel.waitFor();
     expect(await panel.innerText()).toMatch(/Source\s+fair/);
     expect(new URL(page.url()).pathname).toMatch(/^\/leads\/[0-9a-f-]{36}$/);
-    await screenshot('lead-detail');
+    await saveScreenshot(page, 'console-lead-detail');
   });
 
   it('has no axe violation rated serious or critical on the leads screen', async () => {
-    expect(await seriousAxeViolations()).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
   it('says a screen that is not built yet is coming, in the same layout', async () => {
@@ -266,7 +230,7 @@ describe('in the browser', () => {
       .click();
     await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
     expect(await page.getByRole('main').innerText()).toContain('is coming');
-    await screenshot('coming-soon');
+    await saveScreenshot(page, 'console-coming-soon');
   });
 
   it('accepts an invitation, then the tenant switcher shows the other tenant and only its leads', async () => {
@@ -278,7 +242,7 @@ describe('in the browser', () => {
     await page.getByRole('link', { name: /Invitations/ }).click();
     await page.getByRole('heading', { name: 'Invitations' }).waitFor();
     await page.getByText(other.tenantName).waitFor();
-    await screenshot('invitations');
+    await saveScreenshot(page, 'console-invitations');
     await page
       .getByRole('button', { name: `Accept the invitation to ${other.tenantName}` })
       .click();
@@ -329,9 +293,7 @@ describe('in the browser', () => {
       first_name: `Bulk ${i}`,
     }));
     const bulk = await tenantWithLeads('Bulk console test', many);
-    await page.getByLabel('Email').fill(bulk.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInThroughConsole(page, bulk.email, PASSWORD);
     await page.getByText('50 of 130 leads shown').waitFor();
     // From the keyboard: the table's scroll area takes focus, End scrolls it to the bottom.
     await page.getByRole('region', { name: 'Leads list' }).focus();

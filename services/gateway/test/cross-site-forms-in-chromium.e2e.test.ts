@@ -1,18 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync } from 'node:fs';
 import { withSystemScope } from '@crm/shared/db';
 import {
   addMember,
+  addSessionCookies,
   createAccount,
   createTenant,
+  launchChromium,
   sessionClient,
   signIn,
   startEchoService,
   usePlatformBehindGateway,
   type EchoService,
 } from '@crm/test-kit';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { service as automation } from '../../automation/src/main';
 
 /*
@@ -25,8 +26,6 @@ import { service as automation } from '../../automation/src/main';
  * a workflow's secret; signing out) is refused and changes nothing in the database. The same
  * requests from a page of the platform's own origin still work.
  */
-const CHROMIUM = '/usr/bin/chromium';
-
 const stack = usePlatformBehindGateway([
   { service: automation, env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } },
 ]);
@@ -56,9 +55,6 @@ function startAttackerSite(): Promise<Server> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  }
   const db = stack.database;
   receiver = await startEchoService();
   const attacker = await createAccount(db, 'attacker');
@@ -88,17 +84,9 @@ beforeAll(async () => {
 
   attackerSite = await startAttackerSite();
   attackerUrl = `http://127.0.0.1:${(attackerSite.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext();
-  await context.addCookies(
-    victim.cookie.split('; ').map((pair) => {
-      const at = pair.indexOf('=');
-      return { name: pair.slice(0, at), value: pair.slice(at + 1), url: stack.url };
-    }),
-  );
+  await addSessionCookies(context, victim.cookie, stack.url);
   page = await context.newPage();
 }, 60_000);
 
