@@ -4,7 +4,8 @@
 //   e2e       `*.e2e.test.ts`  through the real gateway: a signed-in session, a service behind it.
 // `npm test` runs all three; `npm run test:unit` / `test:db` / `test:e2e` one tier.
 // ts-jest only transpiles (isolatedModules); `npm run typecheck` type-checks.
-// `npm test` caps each worker's heap at 2 GB (NODE_OPTIONS in package.json): on a machine with
+// `npm test` caps each worker's heap at 2 GB (NODE_OPTIONS in package.json), and restarts a
+// worker whose memory is past 1 GB after a file (workerIdleMemoryLimit below): on a machine with
 // plenty of memory V8 otherwise lets a worker's garbage grow to 3 GB and more (every test file
 // loads a gateway and a service), and a worker in a multi-second GC when the run ends is one
 // jest reports as "failed to exit gracefully" and kills.
@@ -55,4 +56,8 @@ module.exports = {
   ],
   testTimeout: 30000,
   maxWorkers: 2,
+  // A worker keeps what each test file it ran leaves behind (apps, pools, compiled modules), and
+  // with ~170 files one reached the 2 GB heap cap and died mid-file. Past 1 GB after a file,
+  // jest replaces the worker with a fresh one instead.
+  workerIdleMemoryLimit: '1GB',
 };
