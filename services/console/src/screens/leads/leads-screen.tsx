@@ -6,7 +6,8 @@ import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { LeadFilters, type FilterValues } from './lead-filters';
-import { LeadsTable } from './leads-table';
+import { DataTable } from '../../ui/data-table';
+import { LEAD_COLUMNS } from './lead-columns';
 import { useLeads } from './use-leads';
 
 /** Leads: search and filters, the sortable table loading more as it scrolls, the detail panel. */
@@ -58,8 +59,10 @@ export function LeadsScreen() {
                 {rows.length} of {totalText} leads shown
                 {isFetchingNextPage ? ', loading more…' : ''}
               </p>
-              <LeadsTable
-                leads={rows}
+              <DataTable
+                label="Leads list"
+                rows={rows}
+                columns={LEAD_COLUMNS}
                 total={total}
                 sorting={sorting}
                 onSortingChange={setSorting}
