@@ -60,7 +60,12 @@ export {
   type LeadEventType,
 } from './leads/leads.events';
 export { ingestLeads, prepareLeads } from './leads/leads.ingest';
-export { leadFilterFields, whereLeadFilters, type LeadFilters } from './leads/lead-filters';
+export {
+  leadFilterFields,
+  leadListSource,
+  whereLeadFilters,
+  type LeadFilters,
+} from './leads/lead-filters';
 
 // Contacts
 export {

@@ -79,7 +79,8 @@ async function listAndPlan(query: CursorPageQuery<LeadSortKey>, filters: LeadFil
   const result = await withTenant(db, tenantId, (trx) =>
     listLeads(trx, tenantId, query, filters, CURSORS),
   );
-  const statement = sent.find((q) => q.sql.includes('"__total"'));
+  // The statement that carries the count: the page's, or a search's walk (walkForSearch).
+  const statement = sent.findLast((q) => /"__total"|__matched/.test(q.sql));
   if (!statement) throw new Error('the list sent no page statement');
   const plan = await withTenant(db, tenantId, async (trx) => {
     const { rows } = await trx.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
@@ -146,6 +147,80 @@ describe('the lead list at 100,000 leads in one tenant', () => {
     expectIndexedOnly(plan);
     expect(result.items.every((l) => l.status === 'qualified')).toBe(true);
     expect(result).toMatchObject({ total: 10_000, totalExact: false });
+  });
+
+  it.each([
+    ['one email', 'lead12345@example45.com', ['lead12345@example45.com']],
+    ['a last name and the ten it starts', 'LAST4242', 11],
+    ['a full name', 'first777  last777', ['lead777@example77.com']],
+    ['a phone number', '+15550054321', ['lead54321@example21.com']],
+    ['a company', 'company999', 100],
+  ] as const)('q finds %s through the trigram index', async (_, q, expected) => {
+    const { result, plan } = await listAndPlan(page(), { q });
+    expect(plan.some((n) => n === 'Bitmap Index Scan crm_leads_search')).toBe(true);
+    expect(plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+    if (typeof expected === 'number') {
+      expect(result).toMatchObject({ total: expected, totalExact: true });
+    } else {
+      // The other tenant has a lead1..lead1000 of its own: never found here.
+      expect(result.items.map((l) => l.email)).toEqual(expected);
+    }
+  });
+
+  it('q matching most leads walks the sort index instead, and counts what it walked', async () => {
+    const { result, plan } = await listAndPlan(page(), { q: 'EXAMPLE' });
+    expect(plan.some((n) => /^Index (Only )?Scan crm_leads_by_created_at$/.test(n))).toBe(true);
+    expect(plan.filter((n) => n.startsWith('Seq Scan') || n.startsWith('Bitmap'))).toEqual([]);
+    expect(result.items).toHaveLength(50);
+    expect(result.items.map((l) => l.email).slice(0, 2)).toEqual([
+      'lead1@example1.com',
+      'lead2@example2.com',
+    ]);
+    // Every one of the 2,500 leads walked matched: at least that many, not an exact count.
+    expect(result).toMatchObject({ total: 2500, totalExact: false });
+    const next = await listAndPlan(page({ cursor: result.nextCursor as string }), { q: 'EXAMPLE' });
+    expect(next.result.items[0].email).toBe('lead51@example51.com');
+    // The count of the first page, carried by its cursor.
+    expect(next.result).toMatchObject({ page: 2, total: 2500, totalExact: false });
+    expect(next.plan.filter((n) => n.startsWith('Seq Scan') || n.startsWith('Bitmap'))).toEqual([]);
+  });
+
+  it('q matching one lead in 1,000 leaves the walk for the trigram index, and its cursor goes on', async () => {
+    // first777, first777x, first777xx: 100 leads (every tenth has no first name), one of them
+    // among the 2,500 newest the walk reads.
+    const first = await listAndPlan(page({ pageSize: 20 }), { q: 'first777' });
+    expect(first.plan.some((n) => n === 'Bitmap Index Scan crm_leads_search')).toBe(true);
+    expect(first.result).toMatchObject({ total: 100, totalExact: true });
+    const next = await listAndPlan(
+      page({ pageSize: 20, cursor: first.result.nextCursor as string }),
+      {
+        q: 'first777',
+      },
+    );
+    // After the 20th (lead77711) the matches are dense (lead77712..77799): the walk serves.
+    expect(next.plan.filter((n) => n.startsWith('Seq Scan'))).toEqual([]);
+    expect(next.result.items.map((l) => l.email).slice(0, 2)).toEqual([
+      'lead77712@example12.com',
+      'lead77713@example13.com',
+    ]);
+    expect(next.result).toMatchObject({ page: 2, total: 100, totalExact: true });
+  });
+
+  it('the search view shows the tenant of the transaction only, nothing without one, and takes no writes', async () => {
+    const count = (trx: Kysely<Database>) =>
+      trx
+        .selectFrom('crm_lead_search')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
+    expect(await count(db)).toEqual({ n: '0' });
+    expect(await withTenant(db, tenantId, (trx) => count(trx as never))).toEqual({
+      n: String(LEADS),
+    });
+    await expect(
+      withTenant(db, tenantId, (trx) =>
+        sql`UPDATE crm_lead_search SET status = 'lost' WHERE tenant_id = ${tenantId}`.execute(trx),
+      ),
+    ).rejects.toThrow(/permission denied/);
   });
 
   it('the sorts without an index behind them are not offered', () => {

@@ -188,4 +188,15 @@ describe('migrations', () => {
       await sql`DROP TABLE rls_probe_unprotected`.execute(db);
     }
   });
+
+  it('make the check fail for a view of tenant rows without the tenant condition', async () => {
+    await sql`CREATE VIEW rls_probe_view AS SELECT id, tenant_id FROM crm_leads`.execute(db);
+    try {
+      expect(await findRowLevelSecurityGaps(db)).toEqual([
+        { table: 'rls_probe_view', problem: 'view without the tenant condition' },
+      ]);
+    } finally {
+      await sql`DROP VIEW rls_probe_view`.execute(db);
+    }
+  });
 });

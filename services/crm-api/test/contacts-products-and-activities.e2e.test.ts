@@ -271,7 +271,7 @@ describe('/api/crm/contacts', () => {
     expect(cleared.body.data.contact).toMatchObject({ email: null, phone: '+1 555' });
   });
 
-  it('pages with the shared helper, sorts by the indexed columns, and filters q by email prefix', async () => {
+  it('pages with the shared helper, sorts by the indexed columns, and searches q in names and email', async () => {
     const { cookie } = await tenantSession(stack, database);
     for (const [email, last_name] of [
       ['cat@example.com', 'Adams'],
@@ -320,11 +320,11 @@ describe('/api/crm/contacts', () => {
       'annex@other.org',
     ]);
     expect(await emails('q=ann@example.com')).toEqual(['ann@example.com']);
-    // `_` and `%` are literal, not wildcards; a name is not searched.
+    // `_` and `%` are literal, not wildcards; names, phone and company are searched too.
     expect(await emails('q=ann_')).toEqual([]);
     expect(await emails('q=anna_')).toEqual(['anna_b@example.com']);
     expect(await emails('q=%25')).toEqual([]);
-    expect(await emails('q=Baker')).toEqual([]);
+    expect(await emails('q=Baker')).toEqual(['anna_b@example.com']);
 
     const byName = await list('sortBy=last_name&sortOrder=asc');
     expect(byName.body.items.map((c: { last_name: string }) => c.last_name)).toEqual([

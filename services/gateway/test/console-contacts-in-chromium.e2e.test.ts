@@ -209,14 +209,17 @@ describe('the Contacts screen', () => {
     expect(await contactEmails()).toEqual(OWN_CONTACTS.map((c) => c.email).reverse());
   });
 
-  it('narrows the list with Search, the start of an email', async () => {
+  it('narrows the list with Search: names, email, phone, company', async () => {
     const search = page.getByLabel('Search');
-    expect(await search.getAttribute('placeholder')).toMatch(/start of an email/i);
+    expect(await search.getAttribute('placeholder')).toMatch(/name, email, phone or company/i);
     await search.fill('BOB');
     await rows(1);
     expect(await contactEmails()).toEqual(['bob.brown@acme.test']);
+    await search.fill('brown & co');
+    await rows(1);
+    expect(await contactEmails()).toEqual(['bob.brown@acme.test']);
     await search.fill('mallory');
-    await page.getByText('No contact has an email starting with this.').waitFor();
+    await page.getByText('No contact matches this search.').waitFor();
     await search.fill('');
     await rows(3);
   });

@@ -8,6 +8,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
+import { listRows, matchesSearch } from '../search-rows';
 import { contactEvent } from './contacts.events';
 import type {
   ContactChange,
@@ -111,22 +112,6 @@ export async function findContactIdByPhone(
 }
 
 /**
- * The least string above every string that starts with `prefix`, in code point order (the
- * order of `~<~`): its last code point plus one, past the surrogates; undefined when there is
- * none (the prefix ends in U+10FFFF).
- */
-function prefixEnd(prefix: string): string | undefined {
-  const points = [...prefix];
-  while (points.length > 0) {
-    const last = points.pop()!.codePointAt(0)!;
-    if (last < 0x10ffff) {
-      return points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
-    }
-  }
-  return undefined;
-}
-
-/**
  * What the contact list may be sorted by, each the column its index holds (migration 0019:
  * `(tenant_id, <key>, id)`). email and last_name may be NULL (a contact may have only a phone,
  * or no last name): their NULLs come last ascending and first descending.
@@ -139,23 +124,19 @@ export const CONTACT_SORT_KEYS = {
 export type ContactSortKey = keyof typeof CONTACT_SORT_KEYS;
 
 /**
- * The list's query before paging: the tenant's contacts with `q` applied. `q` matches emails
- * that start with it (emails are stored lower-cased; pass it lower-cased), as a range in code
- * point order: `~>=~` and `~<~` are leakproof, so under row-level security the
- * (tenant_id, email text_pattern_ops) index serves them, where LIKE (not leakproof) would be
- * checked row by row. Names are not searched.
+ * The list's query before paging: the tenant's contacts with `q` applied (names, full name,
+ * email, phone and company; `matchesSearch`, through the contacts' search view).
  */
 export function contactListQuery(trx: Trx, tenantId: string, filters: ContactFilters = {}) {
-  let query = trx
-    .selectFrom('crm_contacts')
+  const query = contactRows(trx, tenantId, Boolean(filters.q));
+  return filters.q ? query.where(matchesSearch('crm_contacts', filters.q)) : query;
+}
+
+/** The tenant's contacts, from the search view when `searching`. */
+function contactRows(trx: Trx, tenantId: string, searching: boolean) {
+  return listRows(trx, 'crm_contacts', searching)
     .select(CONTACT_COLUMNS)
     .where('crm_contacts.tenant_id', '=', tenantId);
-  if (filters.q) {
-    const end = prefixEnd(filters.q);
-    query = query.where(sql<boolean>`crm_contacts.email ~>=~ ${filters.q}`);
-    if (end !== undefined) query = query.where(sql<boolean>`crm_contacts.email ~<~ ${end}`);
-  }
-  return query;
 }
 
 /**
@@ -169,7 +150,8 @@ export async function listContacts(
   filters: ContactFilters,
   binding: Omit<CursorBinding, 'filters' | 'scope'>,
 ): Promise<CursorPage<Contact>> {
-  return paginateByKeyset(trx, contactListQuery(trx, tenantId, filters), page, {
+  return paginateByKeyset(trx, contactRows(trx, tenantId, Boolean(filters.q)), page, {
+    search: filters.q ? matchesSearch('crm_contacts', filters.q) : undefined,
     sortKeys: CONTACT_SORT_KEYS,
     tiebreak: 'crm_contacts.id',
     // The list's name in the scope: a lead list cursor (signed over the bare tenant id) is not

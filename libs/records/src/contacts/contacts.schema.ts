@@ -40,7 +40,7 @@ export const contactChangeSchema = recordObject('contact', contactFields).refine
 );
 export type ContactChange = z.output<typeof contactChangeSchema>;
 
-/** `q` of the contact list: an email or the start of one (lower-cased, matched as a prefix). */
+/** `q` of the contact list: text found anywhere in a name, the full name, email, phone or company. */
 export const contactFilterFields = {
   q: z
     .string({ error: 'q must be a string of at most 320 characters' })

@@ -1,6 +1,8 @@
 import { LEAD_STATUSES, type Database } from '@crm/shared/db';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Trx } from '@crm/shared/db';
+import type { SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
+import { listRows, matchesSearch } from '../search-rows';
 import { normalizeSource } from './normalize-lead';
 
 /** Filters of the lead list and the lead export: `status`, `source` (normalised as on import), `q`. */
@@ -14,12 +16,15 @@ export const leadFilterFields = {
 
 export type LeadFilters = { status?: string; source?: string; q?: string };
 
-/** `%` and `_` in a search are literal characters, not wildcards. */
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The leads a read starts from: the search view when it searches (`q`), else the table. */
+export function leadListSource(trx: Trx, searching: boolean) {
+  return listRows(trx, 'crm_leads', searching);
 }
 
-/** Adds the filters to a query over crm_leads; `q` searches email, first, last and full name. */
+/**
+ * Adds the filters to a query over `leadListSource(trx, Boolean(filters.q))`; `q` searches names, full name,
+ * email, phone and company (`matchesSearch`).
+ */
 export function whereLeadFilters<O>(
   query: SelectQueryBuilder<Database, 'crm_leads', O>,
   filters: LeadFilters,
@@ -29,20 +34,6 @@ export function whereLeadFilters<O>(
   if (filters.source !== undefined) {
     filtered = filtered.where('crm_leads.source', '=', normalizeSource(filters.source) ?? '');
   }
-  if (filters.q) {
-    const pattern = likePattern(filters.q);
-    filtered = filtered.where((eb) =>
-      eb.or([
-        eb('crm_leads.email', 'ilike', pattern),
-        eb('crm_leads.first_name', 'ilike', pattern),
-        eb('crm_leads.last_name', 'ilike', pattern),
-        eb(
-          sql`coalesce(crm_leads.first_name, '') || ' ' || coalesce(crm_leads.last_name, '')`,
-          'ilike',
-          pattern,
-        ),
-      ]),
-    );
-  }
+  if (filters.q) filtered = filtered.where(matchesSearch('crm_leads', filters.q));
   return filtered;
 }

@@ -9,7 +9,8 @@ import {
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { v7 as timeOrderedUuid } from 'uuid';
-import { whereLeadFilters, type LeadFilters } from './lead-filters';
+import { matchesSearch } from '../search-rows';
+import { leadListSource, whereLeadFilters, type LeadFilters } from './lead-filters';
 import { leadEvents } from './leads.events';
 import { DEFAULT_LEAD_SOURCE, DEFAULT_LEAD_STATUS, type LeadInput } from './normalize-lead';
 
@@ -466,9 +467,13 @@ export const LEAD_SORT_KEYS = {
 export type LeadSortKey = keyof typeof LEAD_SORT_KEYS;
 
 /** The list's query before paging: the tenant's leads with the filters applied. */
-export function leadListQuery(trx: Trx, tenantId: string, filters: LeadFilters = {}) {
-  const query = trx
-    .selectFrom('crm_leads')
+export function leadListQuery(
+  trx: Trx,
+  tenantId: string,
+  filters: LeadFilters = {},
+  searching = Boolean(filters.q),
+) {
+  const query = leadListSource(trx, searching)
     .select(LEAD_COLUMNS)
     .where('crm_leads.tenant_id', '=', tenantId);
   return whereLeadFilters(query, filters);
@@ -485,7 +490,9 @@ export async function listLeads(
   filters: LeadFilters,
   binding: Omit<CursorBinding, 'filters' | 'scope'>,
 ): Promise<CursorPage<Lead>> {
-  return paginateByKeyset(trx, leadListQuery(trx, tenantId, filters), page, {
+  const { q, ...others } = filters;
+  return paginateByKeyset(trx, leadListQuery(trx, tenantId, others, Boolean(q)), page, {
+    search: q ? matchesSearch('crm_leads', q) : undefined,
     sortKeys: LEAD_SORT_KEYS,
     tiebreak: 'crm_leads.id',
     binding: { ...binding, scope: tenantId, filters: { ...filters } },

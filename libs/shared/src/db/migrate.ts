@@ -60,6 +60,19 @@ export async function findRowLevelSecurityGaps(db: Kysely<Database>): Promise<Rl
     if (!row.has_tenant_policy)
       gaps.push({ table: row.table, problem: 'no tenant_isolation policy' });
   }
+  // A view reads its tables with its owner's rights, past the reader's policies: one with a
+  // tenant_id column must hold the tenant condition itself (the search views do).
+  const { rows: views } = await sql<{ view: string }>`
+    SELECT c.relname AS view
+      FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped
+     WHERE n.nspname = current_schema() AND c.relkind = 'v'
+       AND pg_get_viewdef(c.oid) NOT LIKE '%tenant_id = app_current_tenant()%'
+     ORDER BY c.relname`.execute(db);
+  for (const { view } of views) {
+    gaps.push({ table: view, problem: 'view without the tenant condition' });
+  }
   return gaps;
 }
 

@@ -15,6 +15,9 @@ export interface Database {
   crm_leads: LeadsTable;
   import_jobs: ImportJobsTable;
   crm_contacts: ContactsTable;
+  /** Views of the tenant's rows with their search text, read when a list searches (`q`). */
+  crm_lead_search: LeadsTable & SearchText;
+  crm_contact_search: ContactsTable & SearchText;
   crm_products: ProductsTable;
   crm_deals: DealsTable;
   crm_web_forms: WebFormsTable;
@@ -138,6 +141,11 @@ export interface RateLimitsTable {
 }
 
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+
+/** The lower-cased text a search (`q`) matches, a column of the search views. */
+export interface SearchText {
+  search_text: string;
+}
 
 export interface LeadsTable {
   id: Generated<string>;

@@ -5,6 +5,7 @@ import { errors } from '../errors';
 import { validate } from '../http/validate';
 import { pageQuerySchema, type PageOptions, type PageQuery } from './page-query';
 import type { Page } from './paginate';
+import { walkForSearch } from './walk-for-search';
 
 /**
  * Rows counted exactly per list request. Beyond it `total` is this number and `totalExact` is
@@ -19,7 +20,11 @@ const MAX_CURSOR_LENGTH = 1000;
 
 /** A page of a list that also pages by keyset: the specified Page, `totalExact` and `nextCursor`. */
 export interface CursorPage<T> extends Page<T> {
-  /** False when there are more than COUNT_LIMIT rows: `total` is then a lower bound. */
+  /**
+   * False when `total` is a lower bound: there are more than COUNT_LIMIT rows, or a search
+   * matched so many rows that its page was found by walking the list (walkForSearch), and
+   * `total` is the matches among the rows walked.
+   */
   totalExact: boolean;
   /** Pass as `cursor` for the page after this one; null on the last page. */
   nextCursor: string | null;
@@ -63,6 +68,9 @@ interface CursorPayload {
   /** The last row's sort key (as text; null when it is NULL) and id. */
   k: string | null;
   i: string;
+  /** A search's total and whether it is exact, counted on its first page. */
+  t?: number;
+  x?: boolean;
 }
 
 const payloadSchema = z.object({
@@ -72,6 +80,8 @@ const payloadSchema = z.object({
   p: z.number().int().min(2),
   k: z.string().nullable(),
   i: z.string().max(100),
+  t: z.number().int().min(0).max(COUNT_LIMIT).optional(),
+  x: z.boolean().optional(),
 });
 
 const CURSOR_ERRORS = {
@@ -209,8 +219,9 @@ function rangesAfter(
  * there are two); beyond, it is COUNT_LIMIT with `totalExact: false`. The page reads
  * pageSize + 1 rows: the extra one only tells whether there is a next page.
  *
- * `query` must select `tiebreak` (as a column of that name) and carry every filter; `executor`
- * is the transaction it runs in (for the count past the last page).
+ * `query` must select `tiebreak` (as a column of that name) and carry every filter but a text
+ * search, given as `search`; `executor` is the transaction it runs in. A search counts on its
+ * first page, and its cursors carry that count.
  */
 export async function paginateByKeyset<DB, TB extends keyof DB, O>(
   executor: QueryExecutorProvider,
@@ -222,6 +233,12 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
     binding: CursorBinding;
     /** Whether `query` carries filters beyond the scope (the tenant). */
     filtered: boolean;
+    /**
+     * A text search's condition, not applied to `query`: the page first walks the sort's index
+     * (walkForSearch) and falls back to `query` with the condition for a search that matches
+     * few rows, which its own index serves.
+     */
+    search?: RawBuilder<boolean>;
   },
 ): Promise<CursorPage<O>> {
   const key = options.sortKeys[page.sortBy];
@@ -230,6 +247,39 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
   const tiebreakName = options.tiebreak.split('.').pop() as string;
   const after = page.cursor ? decodeCursor(options.binding, page.cursor, page) : undefined;
   const pageNumber = after ? after.p : page.page;
+  // A search counts on its first page only; its cursors carry that count to the next pages.
+  const carried = options.search && after?.t !== undefined;
+  const pageOf = (rows: Array<O & { __key: string | null }>, total: number, totalExact: boolean) =>
+    toCursorPage(rows, {
+      page,
+      pageNumber,
+      total: carried ? (after?.t as number) : total,
+      totalExact: carried ? after?.x === true : totalExact,
+      carryTotal: Boolean(options.search),
+      tiebreakName,
+      binding: options.binding,
+    });
+
+  if (options.search) {
+    const ranges = after ? rangesAfter(key, tiebreak, page.sortOrder, after) : [undefined];
+    // Page numbers without a cursor past the first: the walk cannot skip the pages before.
+    if (ranges.length === 1 && (after || page.page === 1)) {
+      const walked = await walkForSearch(executor, query, {
+        key,
+        tiebreak,
+        order: page.sortOrder,
+        range: ranges[0],
+        search: options.search,
+        wanted: page.pageSize + 1,
+      });
+      if (walked) {
+        // The matches walked: every one when the walk reached the end, else a lower bound.
+        const exact = walked.exhausted && walked.matched <= COUNT_LIMIT;
+        return pageOf(walked.rows, Math.min(walked.matched, COUNT_LIMIT), exact);
+      }
+    }
+    query = query.where(options.search);
+  }
 
   // Unfiltered, the count follows the sort's index (else Postgres may scan the table until it
   // has seen COUNT_LIMIT + 1 of the tenant's rows); filtered, Postgres picks the filter's index.
@@ -269,9 +319,28 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
     }>`SELECT count(*) AS n FROM (${counted}) AS counted`.execute(executor);
     counting = Number(n[0]?.n ?? 0);
   }
-  const totalExact = counting <= COUNT_LIMIT;
-  const total = Math.min(counting, COUNT_LIMIT);
+  return pageOf(rows, Math.min(counting, COUNT_LIMIT), counting <= COUNT_LIMIT);
+}
 
+/**
+ * The page from the rows read (pageSize + 1 at most: the extra one only says there is a next
+ * page), with its cursor to the next one.
+ */
+function toCursorPage<O>(
+  rows: Array<O & { __key: string | null }>,
+  context: {
+    page: CursorPageQuery<string>;
+    pageNumber: number;
+    total: number;
+    totalExact: boolean;
+    /** Whether the next page's cursor carries total and totalExact (a search's do). */
+    carryTotal: boolean;
+    tiebreakName: string;
+    binding: CursorBinding;
+  },
+): CursorPage<O> {
+  const { page, pageNumber, total, totalExact, tiebreakName } = context;
+  const options = { binding: context.binding };
   const hasMore = rows.length > page.pageSize;
   const shown = rows.slice(0, page.pageSize);
   const last = shown[shown.length - 1] as (O & { __key: string | null }) | undefined;
@@ -284,10 +353,19 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
           p: pageNumber + 1,
           k: last.__key,
           i: String((last as Record<string, unknown>)[tiebreakName]),
+          ...(context.carryTotal ? { t: total, x: totalExact } : {}),
         })
       : null;
   const items = shown.map((row) => {
-    const { __key: _key, __total: _total, ...item } = row;
+    const {
+      __key: _key,
+      __total: _total,
+      __n: _n,
+      ...item
+    } = row as typeof row & {
+      __total?: unknown;
+      __n?: unknown;
+    };
     return item as O;
   });
   return {

@@ -18,7 +18,7 @@ export interface Contact {
 /** The sorts the contact list offers (each backed by an index). */
 export type ContactSortColumn = 'created_at' | 'email' | 'last_name';
 export interface ContactQuery {
-  /** The start of an email (the list matches emails by prefix; names are not searched). */
+  /** Text anywhere in a name, the full name, email, phone or company. */
   q: string;
   sortBy: ContactSortColumn;
   sortOrder: 'asc' | 'desc';

@@ -1,4 +1,4 @@
-import { whereLeadFilters } from '@crm/records';
+import { leadListSource, whereLeadFilters } from '@crm/records';
 import type { DEAL_STAGES, Trx } from '@crm/shared/db';
 import type { ExportColumn } from './export-resources';
 
@@ -14,8 +14,7 @@ export function exportLeadsQuery(
   filters: Parameters<typeof whereLeadFilters>[1],
   columns: ExportColumn[],
 ) {
-  let query = trx
-    .selectFrom('crm_leads')
+  let query = leadListSource(trx, Boolean(filters.q))
     .select(columns.map((c) => c.expr.as(c.key)))
     .where('crm_leads.tenant_id', '=', tenantId);
   query = whereLeadFilters(query, filters);

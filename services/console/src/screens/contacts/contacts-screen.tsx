@@ -9,7 +9,7 @@ import { useDebounced } from '../../ui/use-debounced';
 import { CONTACT_COLUMNS } from './contact-columns';
 import { useContacts } from './use-contacts';
 
-/** Contacts: search by email prefix, the sortable table loading more as it scrolls, the panel. */
+/** Contacts: search (names, email, phone, company), the sortable table loading more as it scrolls, the panel. */
 export function ContactsScreen() {
   const id = useId();
   const [q, setQ] = useState('');
@@ -43,7 +43,7 @@ export function ContactsScreen() {
           id={`${id}-search`}
           type="search"
           value={q}
-          placeholder="Start of an email"
+          placeholder="Name, email, phone or company"
           onChange={(event) => setQ(event.target.value)}
         />
       </form>
@@ -57,7 +57,7 @@ export function ContactsScreen() {
             <Empty>
               <p>
                 {settled.trim()
-                  ? 'No contact has an email starting with this.'
+                  ? 'No contact matches this search.'
                   : 'No contacts yet. Add them with POST /api/crm/contacts (see the API reference).'}
               </p>
             </Empty>
