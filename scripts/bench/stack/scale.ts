@@ -559,7 +559,7 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
       [c, BASELINE_ROWS, 21],
     ] as const) {
       process.stderr.write(
-        `  COPY ${rows} leads and ${rows} contacts into tenant ${tenant.name}\n`,
+        `  COPY ${rows} leads${EXPORT_ONLY ? '' : ` and ${rows} contacts`} into tenant ${tenant.name}\n`,
       );
       tenant.rows = rows;
       seeding[tenant.name] = Math.round(await seed(sql, tenant.id, rows, seedNumber));

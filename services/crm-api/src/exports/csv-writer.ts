@@ -7,10 +7,18 @@ const CRLF = Buffer.from('\r\n');
 /** The binary COPY file's signature; then 32-bit flags and the length of a header extension. */
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const FILE_HEADER_BYTES = SIGNATURE.length + 8;
-/** Room the output starts with for each input chunk; it grows when a chunk needs more. */
+/**
+ * The output goes out in pieces of at least this much: the COPY's chunks are often a few rows,
+ * and each write costs a chunked-encoding frame and a syscall at every hop (crm-api, gateway).
+ */
 const OUTPUT_BYTES = 64 * 1024;
 /** Cells shorter than this are copied byte by byte in JS, faster than a native copy call. */
 const SHORT_CELL = 64;
+/** Postgres's epoch (2000-01-01) in Unix milliseconds: binary times count microseconds from it. */
+const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+/** 2^32 microseconds is 4,294,967 ms and 296 µs: splits a time's high word without rounding. */
+const HIGH_WORD_MS = 4_294_967;
+const HIGH_WORD_REST_US = 296;
 
 /**
  * RFC 4180 CSV (CRLF, quotes where needed) with a header row of column keys, so a leads
@@ -24,15 +32,17 @@ const SHORT_CELL = 64;
  * what the export always wrote (`{"a":1}`, not Postgres's `{"a": 1}`).
  */
 export class CsvFromCopy {
-  private readonly json: boolean[];
+  private readonly kinds: ('json' | 'datetime' | 'text')[];
   private pending: Buffer | undefined;
   private fileHeaderRead = false;
   private ended = false;
-  private out = Buffer.allocUnsafe(OUTPUT_BYTES);
+  private out = Buffer.allocUnsafe(OUTPUT_BYTES * 2);
   private at = 0;
 
   constructor(private readonly columns: readonly ExportColumn[]) {
-    this.json = columns.map((c) => c.kind === 'json');
+    this.kinds = columns.map((c) =>
+      c.kind === 'json' || c.kind === 'datetime' ? c.kind : 'text',
+    );
   }
 
   /** The byte order mark and the header row. */
@@ -41,30 +51,39 @@ export class CsvFromCopy {
     return Buffer.concat([BOM, Buffer.from(header), CRLF]);
   }
 
-  /** The CSV of the whole rows in `chunk` (with what an earlier chunk left of a row). */
-  push(chunk: Buffer): Buffer {
+  /**
+   * Takes the COPY's next chunk; returns the CSV of the whole rows so far (with what an earlier
+   * chunk left of a row) once there are at least OUTPUT_BYTES of it, else undefined.
+   */
+  push(chunk: Buffer): Buffer | undefined {
     const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
     let pos = this.fileHeaderRead ? 0 : this.readFileHeader(data);
     if (pos < 0) {
       this.pending = data;
-      return Buffer.alloc(0);
+      return undefined;
     }
-    this.out = Buffer.allocUnsafe(Math.max(OUTPUT_BYTES, data.length * 2));
-    this.at = 0;
     while (!this.ended) {
       const next = this.row(data, pos);
       if (next < 0) break;
       pos = next;
     }
     if (pos < data.length && !this.ended) this.pending = data.subarray(pos);
-    return this.out.subarray(0, this.at);
+    return this.at >= OUTPUT_BYTES ? this.take() : undefined;
   }
 
-  /** Throws when the COPY stopped inside a row or before its end marker. */
-  end(): void {
+  /** The rest of the file; throws when the COPY stopped inside a row or before its end. */
+  end(): Buffer {
     if (!this.ended || this.pending)
       throw new Error('the COPY of the export ended before its last row');
+    return this.take();
+  }
+
+  private take(): Buffer {
+    const taken = this.out.subarray(0, this.at);
+    this.out = Buffer.allocUnsafe(OUTPUT_BYTES * 2);
+    this.at = 0;
+    return taken;
   }
 
   /** Where the rows start, or -1 while the file header is not all here. */
@@ -104,7 +123,10 @@ export class CsvFromCopy {
         this.at = rowStart;
         return -1;
       }
-      this.cell(data, p, p + length, this.json[i] ? this.columns[i] : undefined);
+      const kind = this.kinds[i];
+      if (kind === 'text') this.cell(data, p, p + length);
+      else if (kind === 'datetime') this.time(data, p, this.columns[i]);
+      else this.json(data, p, p + length, this.columns[i]);
       p += length;
     }
     this.byte(0x0d);
@@ -112,11 +134,40 @@ export class CsvFromCopy {
     return p;
   }
 
-  private cell(data: Buffer, start: number, end: number, json: ExportColumn | undefined): void {
-    if (json) {
-      const text = data.toString('utf8', start, end);
-      this.text(csvCell(text === '{}' ? text : cellText(JSON.parse(text), json)));
-    } else if (!csvCellIsVerbatim(data, start, end)) {
+  /** JSON as the driver gave it to cellText: parsed (`{}` needs no parsing to stay `{}`). */
+  private json(data: Buffer, start: number, end: number, column: ExportColumn): void {
+    const text = data.toString('utf8', start, end);
+    this.text(csvCell(text === '{}' ? text : cellText(JSON.parse(text), column)));
+  }
+
+  /**
+   * A binary timestamptz (8 bytes: microseconds since 2000-01-01 UTC) as cellText wrote the Date
+   * the driver made of it: `toISOString()`, the microseconds dropped (floor, as the driver's
+   * parsing did for times before 2000 too); infinity was not a Date but ±Infinity.
+   */
+  private time(data: Buffer, at: number, column: ExportColumn): void {
+    const high = data.readInt32BE(at);
+    const low = data.readUInt32BE(at + 4);
+    let value: Date | number;
+    if (high === 0x7fffffff && low === 0xffffffff) value = Infinity;
+    else if (high === -0x80000000 && low === 0) value = -Infinity;
+    else {
+      const ms = high * HIGH_WORD_MS + Math.floor((high * HIGH_WORD_REST_US + low) / 1000);
+      value = new Date(PG_EPOCH_MS + ms);
+    }
+    const text = cellText(value, column);
+    // Written as it is, then judged like any cell (only `-Infinity` or a year before 0 is not
+    // verbatim).
+    const start = this.at;
+    this.text(text);
+    if (!csvCellIsVerbatim(this.out, start, this.at)) {
+      this.at = start;
+      this.text(csvCell(text));
+    }
+  }
+
+  private cell(data: Buffer, start: number, end: number): void {
+    if (!csvCellIsVerbatim(data, start, end)) {
       this.text(csvCell(data.toString('utf8', start, end)));
     } else {
       this.room(end - start);

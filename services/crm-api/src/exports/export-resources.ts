@@ -16,6 +16,11 @@ export interface ExportColumn {
   /** Share of the PDF table's width. */
   pdfWidth: number;
   expr: RawBuilder<unknown>;
+  /**
+   * A `char(n)` column: its `::text` drops the padding the driver reads, so the CSV takes its
+   * text from the type's output instead (csvText).
+   */
+  padded?: boolean;
 }
 
 export type ExportRow = Record<string, unknown>;
@@ -103,7 +108,7 @@ const deals: ExportResource = {
     column('id', 'ID', 'text', 2.6, 'crm_deals.id'),
     column('title', 'Title', 'text', 2.6, 'crm_deals.title'),
     column('value', 'Value', 'money', 1.2, 'crm_deals.value'),
-    column('currency', 'Currency', 'text', 0.8, 'crm_deals.currency'),
+    { ...column('currency', 'Currency', 'text', 0.8, 'crm_deals.currency'), padded: true },
     column('stage', 'Stage', 'text', 1.1, 'crm_deals.stage'),
     column('assigned_to', 'Assigned to (id)', 'text', 2.6, 'crm_deals.assigned_to'),
     column('assigned_to_email', 'Assigned to', 'text', 2.2, 'assignee.email'),

@@ -11,15 +11,15 @@ import type { ExportColumn } from './export-resources';
 export type ExportSelection = 'values' | 'csv';
 
 /**
- * A column as the text its CSV cell carries: a time as ISO 8601 UTC to the millisecond (what
- * `Date.toISOString()` gave: the microseconds truncated, as the driver's parsing did), anything
- * else as Postgres's text of it. JSON is left as Postgres writes it (`{"a": 1}`) and re-written
- * by cellText on the way out; see csvCopy.
+ * A column as the CSV reads it from the COPY: a time as it is (binary, microseconds since 2000:
+ * CsvFromCopy writes it as cellText did, cheaper than Postgres's to_char), anything else as
+ * Postgres's text of it. JSON is left as Postgres writes it (`{"a": 1}`) and re-written by
+ * cellText on the way out.
  */
 function csvText(column: ExportColumn): RawBuilder<unknown> {
-  if (column.kind === 'datetime') {
-    return sql`to_char(${column.expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  }
+  if (column.kind === 'datetime') return sql`${column.expr}`;
+  // format() writes a value by its type's output function, padding kept; NULL gives ''.
+  if (column.padded) return sql`format('%s', ${column.expr})`;
   return sql`${column.expr}::text`;
 }
 
@@ -75,9 +75,9 @@ export function exportDealsQuery(
 }
 
 /**
- * `COPY (<query>) TO STDOUT` in Postgres's binary format: every column is text (the `csv`
- * selection), so each cell arrives as its UTF-8 bytes behind a length, with nothing escaped and
- * nothing to parse. A COPY of a query runs under the transaction's role, so row-level security
+ * `COPY (<query>) TO STDOUT` in Postgres's binary format: every column but the times is text
+ * (the `csv` selection), so each cell arrives as its UTF-8 bytes behind a length, with nothing
+ * escaped and nothing to parse. A COPY of a query runs under the transaction's role, so row-level security
  * applies as to the query itself. COPY takes no bind parameters: the query's are inlined as
  * quoted literals (pg's escapeLiteral), which Postgres types as it types a parameter.
  */

@@ -139,8 +139,11 @@ async function streamCsv(
   async function* file() {
     try {
       yield csv.head();
-      for (let next = first; !next.done; next = await chunks.next()) yield csv.push(next.value);
-      csv.end();
+      for (let next = first; !next.done; next = await chunks.next()) {
+        const bytes = csv.push(next.value);
+        if (bytes) yield bytes;
+      }
+      yield csv.end();
     } finally {
       await chunks.return?.();
     }
