@@ -19,6 +19,11 @@ const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
 /** 2^32 microseconds is 4,294,967 ms and 296 µs: splits a time's high word without rounding. */
 const HIGH_WORD_MS = 4_294_967;
 const HIGH_WORD_REST_US = 296;
+const DAY_MS = 86_400_000;
+/** The part of toISOString() after the day: `HH:mm:ss.sssZ`. */
+const TIME_OF_DAY = '00:00:00.000Z';
+/** Days whose text is kept (a few years' worth); the cache starts over when full. */
+const MAX_CACHED_DAYS = 4096;
 
 /**
  * RFC 4180 CSV (CRLF, quotes where needed) with a header row of column keys, so a leads
@@ -34,6 +39,7 @@ const HIGH_WORD_REST_US = 296;
 export class CsvFromCopy {
   private readonly kinds: ('json' | 'datetime' | 'text')[];
   private pending: Buffer | undefined;
+  private readonly days = new Map<number, Buffer>();
   private fileHeaderRead = false;
   private ended = false;
   private out = Buffer.allocUnsafe(OUTPUT_BYTES * 2);
@@ -148,22 +154,53 @@ export class CsvFromCopy {
   private time(data: Buffer, at: number, column: ExportColumn): void {
     const high = data.readInt32BE(at);
     const low = data.readUInt32BE(at + 4);
-    let value: Date | number;
-    if (high === 0x7fffffff && low === 0xffffffff) value = Infinity;
-    else if (high === -0x80000000 && low === 0) value = -Infinity;
-    else {
-      const ms = high * HIGH_WORD_MS + Math.floor((high * HIGH_WORD_REST_US + low) / 1000);
-      value = new Date(PG_EPOCH_MS + ms);
+    if (high === 0x7fffffff && low === 0xffffffff) return this.timeText(Infinity, column);
+    if (high === -0x80000000 && low === 0) return this.timeText(-Infinity, column);
+    const ms =
+      PG_EPOCH_MS + high * HIGH_WORD_MS + Math.floor((high * HIGH_WORD_REST_US + low) / 1000);
+    // toISOString() is the day's text (`2026-01-05T`) and then the time of day, fixed width:
+    // the day's part is toISOString()'s own, kept per day; the rest is counted here.
+    const day = Math.floor(ms / DAY_MS);
+    let prefix = this.days.get(day);
+    if (prefix === undefined) {
+      const text = Buffer.from(cellText(new Date(day * DAY_MS), column));
+      // A year before 0 (`-000001-`) or after 9999 (`+010000-`) is not verbatim for csvCell:
+      // such times are not cached but written whole.
+      if (!csvCellIsVerbatim(text, 0, text.length)) return this.timeText(new Date(ms), column);
+      if (this.days.size >= MAX_CACHED_DAYS) this.days.clear();
+      prefix = text.subarray(0, text.length - TIME_OF_DAY.length);
+      this.days.set(day, prefix);
     }
-    const text = cellText(value, column);
-    // Written as it is, then judged like any cell (only `-Infinity` or a year before 0 is not
-    // verbatim).
-    const start = this.at;
-    this.text(text);
-    if (!csvCellIsVerbatim(this.out, start, this.at)) {
-      this.at = start;
-      this.text(csvCell(text));
-    }
+    this.room(prefix.length + TIME_OF_DAY.length);
+    const out = this.out;
+    let o = this.at;
+    for (let i = 0; i < prefix.length; i++) out[o++] = prefix[i];
+    let rest = ms - day * DAY_MS;
+    const milliseconds = rest % 1000;
+    rest = (rest - milliseconds) / 1000;
+    const seconds = rest % 60;
+    rest = (rest - seconds) / 60;
+    const minutes = rest % 60;
+    const hours = (rest - minutes) / 60;
+    out[o++] = 0x30 + Math.floor(hours / 10);
+    out[o++] = 0x30 + (hours % 10);
+    out[o++] = 0x3a;
+    out[o++] = 0x30 + Math.floor(minutes / 10);
+    out[o++] = 0x30 + (minutes % 10);
+    out[o++] = 0x3a;
+    out[o++] = 0x30 + Math.floor(seconds / 10);
+    out[o++] = 0x30 + (seconds % 10);
+    out[o++] = 0x2e;
+    out[o++] = 0x30 + Math.floor(milliseconds / 100);
+    out[o++] = 0x30 + (Math.floor(milliseconds / 10) % 10);
+    out[o++] = 0x30 + (milliseconds % 10);
+    out[o++] = 0x5a;
+    this.at = o;
+  }
+
+  /** A time written through cellText and csvCell whole (infinity, years before 0). */
+  private timeText(value: Date | number, column: ExportColumn): void {
+    this.text(csvCell(cellText(value, column)));
   }
 
   private cell(data: Buffer, start: number, end: number): void {

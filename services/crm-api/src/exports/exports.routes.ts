@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvFromCopy } from './csv-writer';
 import type { ExportFormat } from './export-formats';
@@ -18,6 +19,11 @@ import { rowBatches } from './row-cursor';
 /** Rows fetched from the cursor per round trip, and so at most held in memory at once. */
 export const EXPORT_BATCH_SIZE = 1000;
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * What a CSV export holds at most on each side of CsvFromCopy (the COPY's bytes read ahead, the
+ * file's bytes not yet taken by the response): small and bounded, whatever the file's size.
+ */
+const COPY_BUFFER_BYTES = 256 * 1024;
 
 export interface ExportRouteOptions {
   db: Kysely<Database>;
@@ -130,7 +136,9 @@ async function streamCsv(
   await client.query('SET LOCAL statement_timeout = 0');
   const { resource, columns } = request;
   const copy = client.query(
-    copyTo(csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile())),
+    copyTo(csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile()), {
+      highWaterMark: COPY_BUFFER_BYTES,
+    }),
   );
   const chunks = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await chunks.next();
@@ -149,7 +157,8 @@ async function streamCsv(
     }
   }
   try {
-    await pipeline(file(), res);
+    // The buffer lets the next piece be made while the last is still going out.
+    await pipeline(file(), new PassThrough({ highWaterMark: COPY_BUFFER_BYTES }), res);
   } catch (err) {
     const clientGone = isClientGone(err, res);
     res.destroy();
