@@ -665,7 +665,10 @@ export function scaleRows(result: Awaited<ReturnType<typeof recordsAtScale>>): R
     };
   };
   const after = { gateway: over('after', 'throughGateway'), straight: over('after', 'straight') };
-  const before = { gateway: over('before', 'throughGateway'), straight: over('before', 'straight') };
+  const before = {
+    gateway: over('before', 'throughGateway'),
+    straight: over('before', 'straight'),
+  };
   const copied = mean(rounds.map((r) => r.copyOut.rowsPerSecond));
   const n = rounds.length > 1 ? `, mean of ${rounds.length} rounds` : '';
   rows.push({

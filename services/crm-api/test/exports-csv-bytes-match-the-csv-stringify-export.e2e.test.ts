@@ -57,21 +57,23 @@ const TRICKY_TEXT = [
   '\u0001control',
 ];
 
-const TRICKY_JSON: unknown[] = [
-  {},
-  { company: 'Analytical Engines', seats: 12 },
-  { price: 1.5, exact: 1.0, big: 12345678901234567890, tiny: 1e-7, exp: 1e21, neg: -0.5 },
-  { '10': 'ten', '2': 'two', b: 1, a: 2, 'a: b': 'colon space', 'x, y': [1, 'two', null] },
-  { nested: { deeper: { list: [{}, [], ''] } }, flag: true, none: null },
-  { note: '+danger', formula: '=1+1', quote: 'say "hi"', nl: 'a\nb', tab: '\t', ctl: '\u0001' },
-  { unicode: 'José 日本 🎉', escaped: '\u2028\u2029', slash: 'a/b', backslash: 'a\\b' },
-  [1, 2, 3],
-  'a JSON string',
-  '=a formula string',
-  -5,
-  0,
-  true,
-  null,
+/** JSON as text, so Postgres keeps what JavaScript would have rounded or respelled. */
+const TRICKY_JSON = [
+  '{}',
+  '{"company": "Analytical Engines", "seats": 12}',
+  '{"price": 1.50, "exact": 1.0, "big": 12345678901234567890, "tiny": 1e-7, "exp": 1E+21, "neg": -0.5}',
+  '{"10": "ten", "2": "two", "b": 1, "a": 2, "a: b": "colon space", "x, y": [1, "two", null]}',
+  '{"nested": {"deeper": {"list": [{}, [], ""]}}, "flag": true, "none": null}',
+  '{"note": "+danger", "formula": "=1+1", "quote": "say \\"hi\\"", "nl": "a\\nb", "ctl": "\\u0001"}',
+  '{"unicode": "José 日本 🎉", "escaped": "\\u2028\\u2029", "slash": "a\\/b", "bs": "a\\\\b"}',
+  '{"dup": 1, "dup": 2}',
+  '[1, 2, 3]',
+  '"a JSON string"',
+  '"=a formula string"',
+  '-5',
+  '0',
+  'true',
+  'null',
 ];
 
 const TIMES = [
@@ -82,6 +84,11 @@ const TIMES = [
   '2026-01-05T10:00:00.29Z',
   '1999-12-31T23:59:59.5Z',
   '2024-02-29T12:34:56.789Z',
+  '1969-12-31T23:59:59.9995Z',
+  '0044-03-15T12:00:00Z BC',
+  '12026-01-05T10:00:00.5Z',
+  'infinity',
+  '-infinity',
 ];
 
 const STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'converted', 'lost'];
@@ -97,7 +104,7 @@ async function seedLeads(trx: Trx, tenantId: string, prefix: string) {
     phone: i % 5 === 0 ? null : pick(TRICKY_TEXT, i * 5 + 2),
     status: pick(STATUSES, i),
     source: i % 11 === 0 ? 'event' : pick(['web_form', 'api_import', 'referral'], i),
-    custom_fields: JSON.stringify(pick(TRICKY_JSON, i)),
+    custom_fields: pick(TRICKY_JSON, i),
     created_at: pick(TIMES, i),
     updated_at: pick(TIMES, i + 3),
   }));
@@ -131,7 +138,7 @@ beforeAll(async () => {
         .insertInto('crm_deals')
         .values({
           tenant_id: acme.id,
-          custom_fields: JSON.stringify(pick(i)),
+          custom_fields: pick(i),
           assigned_to: i === 0 ? acme.userId : null,
           created_by: acme.userId,
           created_at: created(i),

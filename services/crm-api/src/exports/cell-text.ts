@@ -39,9 +39,7 @@ const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uF
  * export's bytes stay what they were (csv-parse, given the CRLF of the header, reads them back).
  */
 function needsQuotes(text: string): boolean {
-  return (
-    text.includes(',') || text.includes('"') || text.includes('\r\n') || text.endsWith('\r')
-  );
+  return text.includes(',') || text.includes('"') || text.includes('\r\n') || text.endsWith('\r');
 }
 
 /**

@@ -46,9 +46,7 @@ export class CsvFromCopy {
   private at = 0;
 
   constructor(private readonly columns: readonly ExportColumn[]) {
-    this.kinds = columns.map((c) =>
-      c.kind === 'json' || c.kind === 'datetime' ? c.kind : 'text',
-    );
+    this.kinds = columns.map((c) => (c.kind === 'json' || c.kind === 'datetime' ? c.kind : 'text'));
   }
 
   /** The byte order mark and the header row. */

@@ -14,7 +14,9 @@ interface FormatFile {
  * `rows` as parsed rows in batches from a cursor, into the format's writer.
  */
 export type ExportFormat = FormatFile &
-  ({ feed: 'copy' } | { feed: 'rows'; open(res: ServerResponse, ctx: ExportContext): ExportWriter });
+  (
+    { feed: 'copy' } | { feed: 'rows'; open(res: ServerResponse, ctx: ExportContext): ExportWriter }
+  );
 
 export const EXPORT_FORMATS: Record<ExportFormat['name'], ExportFormat> = {
   csv: { name: 'csv', extension: 'csv', contentType: 'text/csv; charset=utf-8', feed: 'copy' },

@@ -136,10 +136,16 @@ async function streamCsv(
   await client.query('SET LOCAL statement_timeout = 0');
   const { resource, columns } = request;
   const copy = client.query(
-    copyTo(csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile()), {
-      highWaterMark: COPY_BUFFER_BYTES,
-    }),
+    copyTo(
+      csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile()),
+      {
+        highWaterMark: COPY_BUFFER_BYTES,
+      },
+    ),
   );
+  // The iterator below sees the COPY's failures. This listener is for the one after it: a
+  // download cut off closes the connection, and pg then fails the COPY it still had running.
+  copy.on('error', () => undefined);
   const chunks = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await chunks.next();
   startDownload(res, request);
