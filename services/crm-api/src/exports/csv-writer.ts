@@ -12,7 +12,7 @@ const FILE_HEADER_BYTES = SIGNATURE.length + 8;
  * and each write costs a chunked-encoding frame and a syscall at every hop (crm-api, gateway).
  */
 const OUTPUT_BYTES = 64 * 1024;
-/** Cells shorter than this are copied byte by byte in JS, faster than a native copy call. */
+/** Cells shorter than this are copied byte by byte in JS: a native copy call costs more. */
 const SHORT_CELL = 64;
 /** Postgres's epoch (2000-01-01) in Unix milliseconds: binary times count microseconds from it. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
@@ -30,11 +30,13 @@ const MAX_CACHED_DAYS = 4096;
  * export reads back into POST /api/v1/import/leads, after a UTF-8 byte order mark; each cell
  * through csvCell, the one cell rule (formula neutralising included).
  *
- * Fed the bytes of `COPY (...) TO STDOUT (FORMAT binary)` over text columns (csvCopyStatement),
- * it writes each row's cells straight from those bytes: a cell csvCell would leave as it is
- * (nearly all) is copied without being decoded. JSON arrives as Postgres writes it and goes
- * through cellText (parsed and re-serialised, as when the driver parsed it), so its text stays
- * what the export always wrote (`{"a":1}`, not Postgres's `{"a": 1}`).
+ * Fed the bytes of `COPY (...) TO STDOUT (FORMAT binary)` (csvCopyStatement: text columns, and
+ * times as binary timestamptz), it writes each row's cells straight from those bytes: a cell
+ * csvCell would leave as it is (nearly all) is copied without being decoded. JSON arrives as
+ * Postgres writes it and goes through cellText (parsed and re-serialised, as when the driver
+ * parsed it), so its text stays what the export always wrote (`{"a":1}`, not Postgres's
+ * `{"a": 1}`). Times are cellText's `toISOString()`, see time(). The bytes are those
+ * csv-stringify wrote from the driver's rows (a test compares them).
  */
 export class CsvFromCopy {
   private readonly kinds: ('json' | 'datetime' | 'text')[];
