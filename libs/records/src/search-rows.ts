@@ -1,5 +1,5 @@
-import type { Database, Trx } from '@crm/shared/db';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '@crm/shared/db';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 
 /** The tables whose lists take `q`, and the view each is searched through. */
 const SEARCH_VIEWS = {
@@ -15,7 +15,7 @@ type Searchable = keyof typeof SEARCH_VIEWS;
  * of LIKE). Every other condition of the list is written against the table's name either way.
  */
 export function listRows<T extends Searchable>(
-  trx: Trx,
+  trx: Kysely<Database>,
   table: T,
   searching: boolean,
 ): SelectQueryBuilder<Database, T, object> {

@@ -10,7 +10,8 @@
  * Environment (optional): DATABASE_URL (a server to create the bench database on; unset: an
  * embedded Postgres), CONNECTIONS (50), DURATION (10 s), WARM_UP (3 s),
  * ONLY=deals,single,batches,relay,import,rss (default all); ONLY=scale (never by default: it seeds
- * 2.4 million rows) runs the records-at-scale scenario of scale.ts, SCALE_ROWS (1,000,000) its size.
+ * 2.4 million rows) runs the records-at-scale scenario of scale.ts, SCALE_ROWS (1,000,000) its size
+ * (its other knobs, e.g. SCALE_EXPORT_ONLY and SCALE_BEFORE_ROOT, are in scale.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -272,7 +273,9 @@ export async function runStackBench(): Promise<Row[]> {
   // The scale scenario alone is a run of its own kind: bench/results/<date>-scale.json.
   const kind =
     process.env.ONLY === 'scale'
-      ? 'scale'
+      ? process.env.SCALE_EXPORT_ONLY === '1'
+        ? 'scale-export'
+        : 'scale'
       : process.env.ONLY
         ? `stack-only-${[...ONLY].join('-')}`
         : 'stack';

@@ -77,19 +77,21 @@ const SEMI_SPACE_FLAG = `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE_MB
 
 /**
  * A service as its image runs it: compiled JavaScript (`npm run build` first), one process,
- * `--max-semi-space-size=8` like its start script. Resolves once /health answers 200.
+ * `--max-semi-space-size=8` like its start script. Resolves once /health answers 200. `root` is
+ * the checkout whose build runs (default this one; another for a before/after comparison).
  */
 export async function startService(
   name: string,
   port: number,
   env: Record<string, string>,
+  root: string = ROOT,
 ): Promise<ChildProcess> {
   const child = track(
     spawn(
       process.execPath,
       [...PROFILE_FLAGS, SEMI_SPACE_FLAG, join('services', name, 'dist', 'main.js')],
       {
-        cwd: ROOT,
+        cwd: root,
         env: { PATH: process.env.PATH ?? '', ...env },
         stdio: ['ignore', 'ignore', 'inherit'],
       },

@@ -8,6 +8,13 @@
  * tenant B 200,000 of each (rows of another tenant in the same indexes), tenant C 1,000 of each
  * (the baseline). Each figure is a latency distribution of sequential requests from one client
  * (p50, p99), so it is what one user waits, not the stack's capacity.
+ *
+ * Knobs (environment): SCALE_ROWS (tenant A's size), SCALE_OTHER_ROWS (tenant B's, 200,000),
+ * SCALE_SAMPLES; SCALE_EXPORT_ONLY=1 measures the CSV export alone (no list, record or timeline
+ * figures); SCALE_EXPORT_ROUNDS (1) repeats the export figures, alternating builds;
+ * SCALE_BEFORE_ROOT=<dir> is another checkout, built (`npx tsc -b libs/shared libs/records
+ * services/crm-api services/gateway` there), whose crm-api and gateway are started beside this
+ * one's on the same database, so the export is measured before and after a change in one run.
  */
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,6 +23,7 @@ import { Readable } from 'node:stream';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { signIdentity } from '../../../libs/shared/src/identity';
+import { freePort } from '../../dev/embedded-postgres';
 import {
   createDb,
   dropDatabase,
@@ -27,7 +35,10 @@ import { startService, stopProcess } from './processes';
 import type { Row } from './report';
 
 export const SCALE_ROWS = Number(process.env.SCALE_ROWS ?? 1_000_000);
-const OTHER_TENANT_ROWS = 200_000;
+const OTHER_TENANT_ROWS = Number(process.env.SCALE_OTHER_ROWS ?? 200_000);
+const EXPORT_ONLY = process.env.SCALE_EXPORT_ONLY === '1';
+const EXPORT_ROUNDS = Number(process.env.SCALE_EXPORT_ROUNDS ?? 1);
+const BEFORE_ROOT = process.env.SCALE_BEFORE_ROOT;
 const BASELINE_ROWS = 1_000;
 /** Sequential requests per figure, after WARM_UP_REQUESTS not counted. */
 const SAMPLES = Number(process.env.SCALE_SAMPLES ?? 200);
@@ -195,6 +206,8 @@ async function seed(sql: Client, tenantId: string, rows: number, seedNumber: num
       ),
     ),
   );
+  // The export reads leads alone: an export-only run seeds no contacts.
+  if (EXPORT_ONLY) return performance.now() - started;
   await pipeline(
     Readable.from(csvRows('contacts', tenantId, rows, seedNumber + 1)),
     sql.query(
@@ -307,6 +320,7 @@ async function exportAll(
   const started = performance.now();
   let lines = 0;
   let bytes = 0;
+  let firstByteMs = 0;
   try {
     const res = await fetch(`${baseUrl}/api/exports`, {
       method: 'POST',
@@ -315,8 +329,9 @@ async function exportAll(
     });
     if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}`);
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      if (bytes === 0) firstByteMs = performance.now() - started;
       bytes += chunk.length;
-      for (const byte of chunk) if (byte === 10) lines++;
+      lines += newlines(chunk);
     }
   } finally {
     clearInterval(sampler);
@@ -329,10 +344,18 @@ async function exportAll(
     rows,
     seconds: Number(seconds.toFixed(2)),
     rowsPerSecond: Math.round(rows / seconds),
+    firstByteMs: Math.round(firstByteMs),
     megabytes: Number((bytes / 2 ** 20).toFixed(1)),
     rssBeforeMb: before,
     rssPeakMb: peak,
   };
+}
+
+/** Line ends in a chunk, by indexOf: the client should cost the shared CPU as little as it can. */
+function newlines(chunk: Uint8Array): number {
+  let count = 0;
+  for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) count++;
+  return count;
 }
 
 /**
@@ -348,8 +371,7 @@ async function copyOut(sql: Client, tenant: Tenant) {
                     FROM crm_leads WHERE tenant_id = '${tenant.id}'
                    ORDER BY created_at DESC, id DESC) TO STDOUT WITH (FORMAT csv, HEADER)`),
   );
-  for await (const chunk of stream as AsyncIterable<Buffer>)
-    for (const byte of chunk) if (byte === 10) lines++;
+  for await (const chunk of stream as AsyncIterable<Buffer>) lines += newlines(chunk);
   const seconds = (performance.now() - started) / 1000;
   return {
     rows: lines - 1,
@@ -446,6 +468,22 @@ async function measureTenant(gatewayUrl: string, sql: Client, tenant: Tenant) {
   return figures;
 }
 
+/** One crm-api and gateway pair whose export is measured. */
+interface Build {
+  name: 'before' | 'after';
+  crmApiUrl: string;
+  gatewayUrl: string;
+  crmApi: number;
+  gateway: number;
+}
+
+type ExportFigure = Awaited<ReturnType<typeof exportAll>>;
+
+interface ExportRound {
+  copyOut: Awaited<ReturnType<typeof copyOut>>;
+  builds: Partial<Record<Build['name'], { throughGateway: ExportFigure; straight: ExportFigure }>>;
+}
+
 export interface ScaleOptions {
   adminUrl: string;
   ports: Record<string, number>;
@@ -474,6 +512,42 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
       started.push(await startService(service, ports[service], env(service)));
     const [crmApi, gateway] = started;
     const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+    // The build before the change, on ports of its own and the same database (and sessions).
+    const builds: Build[] = [
+      {
+        name: 'after',
+        crmApiUrl: `http://127.0.0.1:${ports['crm-api']}`,
+        gatewayUrl,
+        crmApi: crmApi.pid ?? 0,
+        gateway: gateway.pid ?? 0,
+      },
+    ];
+    if (BEFORE_ROOT) {
+      const crmPort = await freePort();
+      const gatewayPort = await freePort();
+      const crmApiUrl = `http://127.0.0.1:${crmPort}`;
+      const beforeCrm = await startService(
+        'crm-api',
+        crmPort,
+        { ...env('crm-api'), CRM_API_PORT: String(crmPort) },
+        BEFORE_ROOT,
+      );
+      started.push(beforeCrm);
+      const beforeGateway = await startService(
+        'gateway',
+        gatewayPort,
+        { ...env('gateway'), GATEWAY_PORT: String(gatewayPort), CRM_API_URL: crmApiUrl },
+        BEFORE_ROOT,
+      );
+      started.push(beforeGateway);
+      builds.unshift({
+        name: 'before',
+        crmApiUrl,
+        gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+        crmApi: beforeCrm.pid ?? 0,
+        gateway: beforeGateway.pid ?? 0,
+      });
+    }
 
     const a = await signUp(gatewayUrl, 'A');
     const b = await signUp(gatewayUrl, 'B');
@@ -485,7 +559,7 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
       [c, BASELINE_ROWS, 21],
     ] as const) {
       process.stderr.write(
-        `  COPY ${rows} leads and ${rows} contacts into tenant ${tenant.name}\n`,
+        `  COPY ${rows} leads${EXPORT_ONLY ? '' : ` and ${rows} contacts`} into tenant ${tenant.name}\n`,
       );
       tenant.rows = rows;
       seeding[tenant.name] = Math.round(await seed(sql, tenant.id, rows, seedNumber));
@@ -496,34 +570,46 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
     const seedMs = Object.values(seeding).reduce((sum, v) => sum + v, 0);
     process.stderr.write(`  seeded and analysed in ${(seedMs / 1000).toFixed(1)} s\n`);
 
-    const figures = {
-      A: await measureTenant(gatewayUrl, sql, a),
-      C: await measureTenant(gatewayUrl, sql, c),
-    };
-    process.stderr.write('  CSV export of all leads, A then C\n');
-    const exports = {
-      A: await exportAll(gatewayUrl, a, crmApi.pid ?? 0, gateway.pid ?? 0),
-      C: await exportAll(gatewayUrl, c, crmApi.pid ?? 0, gateway.pid ?? 0),
-      // Where the time goes: the same export straight to crm-api, and Postgres alone.
-      AStraightToCrmApi: await exportAll(
-        `http://127.0.0.1:${ports['crm-api']}`,
-        a,
-        crmApi.pid ?? 0,
-        gateway.pid ?? 0,
-        {
-          'x-crm-identity': signIdentity(
-            { userId: a.userId, tenantId: a.id, role: 'owner' },
-            env('crm-api').INTERNAL_TOKEN_SECRET,
-            { ttlSeconds: 3600 },
-          ),
-        },
+    const figures: Record<'A' | 'C', Record<string, Latency>> = EXPORT_ONLY
+      ? { A: {}, C: {} }
+      : {
+          A: await measureTenant(gatewayUrl, sql, a),
+          C: await measureTenant(gatewayUrl, sql, c),
+        };
+    const identity = {
+      'x-crm-identity': signIdentity(
+        { userId: a.userId, tenantId: a.id, role: 'owner' },
+        env('crm-api').INTERNAL_TOKEN_SECRET,
+        { ttlSeconds: 3600 },
       ),
-      ACopyOut: await copyOut(sql, a),
     };
-    process.stderr.write(
-      `  export A straight to crm-api: ${exports.AStraightToCrmApi.rowsPerSecond} rows/s, Postgres COPY alone: ${exports.ACopyOut.rowsPerSecond} rows/s\n`,
-    );
-    process.stderr.write(`  export A: ${JSON.stringify(exports.A)}\n`);
+    // Each round: Postgres alone, then every build through the gateway and straight to crm-api
+    // (where the time goes), builds alternating so the machine's drift hits them alike.
+    const rounds: ExportRound[] = [];
+    for (let round = 0; round < EXPORT_ROUNDS; round++) {
+      process.stderr.write(`  CSV export of all leads, round ${round + 1} of ${EXPORT_ROUNDS}\n`);
+      const copied = await copyOut(sql, a);
+      process.stderr.write(`    Postgres COPY alone: ${copied.rowsPerSecond} rows/s\n`);
+      const byBuild: ExportRound['builds'] = {};
+      for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
+        const throughGateway = await exportAll(build.gatewayUrl, a, build.crmApi, build.gateway);
+        const straight = await exportAll(build.crmApiUrl, a, build.crmApi, build.gateway, identity);
+        byBuild[build.name] = { throughGateway, straight };
+        process.stderr.write(
+          `    ${build.name}: through the gateway ${throughGateway.rowsPerSecond} rows/s, straight to crm-api ${straight.rowsPerSecond} rows/s, crm-api RSS ${throughGateway.rssBeforeMb.crmApi} -> ${throughGateway.rssPeakMb.crmApi} MB\n`,
+        );
+      }
+      rounds.push({ copyOut: copied, builds: byBuild });
+    }
+    const last = rounds[rounds.length - 1].builds.after;
+    if (!last) throw new Error('SCALE_EXPORT_ROUNDS must be at least 1');
+    const exports = {
+      A: last.throughGateway,
+      C: await exportAll(gatewayUrl, c, crmApi.pid ?? 0, gateway.pid ?? 0),
+      AStraightToCrmApi: last.straight,
+      ACopyOut: rounds[rounds.length - 1].copyOut,
+      rounds,
+    };
     return {
       rows: { A: SCALE_ROWS, B: OTHER_TENANT_ROWS, C: BASELINE_ROWS },
       seedingMs: seeding,
@@ -565,34 +651,81 @@ export function scaleRows(result: Awaited<ReturnType<typeof recordsAtScale>>): R
       holds: target === undefined ? true : a.p99Ms < target,
     });
   }
-  const { A, C } = result.exports;
+  const { A, C, rounds } = result.exports;
+  const mean = (values: number[]) =>
+    Math.round(values.reduce((sum, v) => sum + v, 0) / values.length);
+  // Over the rounds: mean rows/s, highest peak.
+  const over = (build: Build['name'], path: 'throughGateway' | 'straight') => {
+    const figures = rounds.flatMap((r) => r.builds[build]?.[path] ?? []);
+    if (figures.length === 0) return undefined;
+    return {
+      rowsPerSecond: mean(figures.map((f) => f.rowsPerSecond)),
+      rssBeforeMb: Math.min(...figures.map((f) => f.rssBeforeMb.crmApi)),
+      rssPeakMb: Math.max(...figures.map((f) => f.rssPeakMb.crmApi)),
+    };
+  };
+  const after = { gateway: over('after', 'throughGateway'), straight: over('after', 'straight') };
+  const before = {
+    gateway: over('before', 'throughGateway'),
+    straight: over('before', 'straight'),
+  };
+  const copied = mean(rounds.map((r) => r.copyOut.rowsPerSecond));
+  const n = rounds.length > 1 ? `, mean of ${rounds.length} rounds` : '';
   rows.push({
-    scenario: `CSV export of all leads, ${result.rows.A} vs ${result.rows.C}`,
-    figure: A.rowsPerSecond,
+    scenario: `CSV export of all leads through the gateway, ${result.rows.A} vs ${result.rows.C}${n}`,
+    figure: after.gateway?.rowsPerSecond ?? A.rowsPerSecond,
     baseline: C.rowsPerSecond,
     unit: 'rows/s',
-    ratio: Number((A.rowsPerSecond / C.rowsPerSecond).toFixed(1)),
+    ratio: Number(((after.gateway?.rowsPerSecond ?? A.rowsPerSecond) / C.rowsPerSecond).toFixed(1)),
     target: '>= 100000',
-    holds: A.rowsPerSecond >= 100_000,
+    holds: (after.gateway?.rowsPerSecond ?? A.rowsPerSecond) >= 100_000,
   });
-  const { AStraightToCrmApi: direct, ACopyOut: copied } = result.exports;
-  rows.push({
-    scenario: `CSV export of ${result.rows.A}: straight to crm-api vs Postgres COPY alone`,
-    figure: direct.rowsPerSecond,
-    baseline: copied.rowsPerSecond,
-    unit: 'rows/s',
-    ratio: Number((direct.rowsPerSecond / copied.rowsPerSecond).toFixed(2)),
-    target: '-',
-    holds: true,
-  });
-  rows.push({
-    scenario: `crm-api RSS during the export of ${result.rows.A}, peak vs before`,
-    figure: A.rssPeakMb.crmApi,
-    baseline: A.rssBeforeMb.crmApi,
-    unit: 'MB',
-    ratio: Number((A.rssPeakMb.crmApi / A.rssBeforeMb.crmApi).toFixed(2)),
-    target: 'flat',
-    holds: A.rssPeakMb.crmApi - A.rssBeforeMb.crmApi < 100,
-  });
+  for (const [path, label] of [
+    ['gateway', 'through the gateway'],
+    ['straight', 'straight to crm-api'],
+  ] as const) {
+    const now = after[path];
+    const then = before[path];
+    if (now && then)
+      rows.push({
+        scenario: `CSV export of ${result.rows.A} ${label}: this build vs the one before${n}`,
+        figure: now.rowsPerSecond,
+        baseline: then.rowsPerSecond,
+        unit: 'rows/s',
+        ratio: Number((now.rowsPerSecond / then.rowsPerSecond).toFixed(2)),
+        target: '-',
+        holds: true,
+      });
+  }
+  for (const [build, figures] of [
+    ['this build', after],
+    ['the build before', before],
+  ] as const) {
+    if (!figures.straight) continue;
+    rows.push({
+      scenario: `CSV export of ${result.rows.A} straight to crm-api (${build}) vs Postgres COPY alone${n}`,
+      figure: figures.straight.rowsPerSecond,
+      baseline: copied,
+      unit: 'rows/s',
+      ratio: Number((figures.straight.rowsPerSecond / copied).toFixed(2)),
+      target: '-',
+      holds: true,
+    });
+  }
+  for (const [build, figures] of [
+    ['this build', after],
+    ['the build before', before],
+  ] as const) {
+    if (!figures.gateway) continue;
+    rows.push({
+      scenario: `crm-api RSS during the exports of ${result.rows.A} (${build}), peak vs before`,
+      figure: figures.gateway.rssPeakMb,
+      baseline: figures.gateway.rssBeforeMb,
+      unit: 'MB',
+      ratio: Number((figures.gateway.rssPeakMb / figures.gateway.rssBeforeMb).toFixed(2)),
+      target: 'flat',
+      holds: figures.gateway.rssPeakMb - figures.gateway.rssBeforeMb < 100,
+    });
+  }
   return rows;
 }

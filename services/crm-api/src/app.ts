@@ -54,6 +54,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
       app.use(
         exportRoutes({
           db: deps.db,
+          pool: deps.pool,
           logger: deps.logger,
           bodyLimitBytes: deps.bodyLimitBytes,
           maxConcurrent: config.EXPORT_MAX_CONCURRENT,

@@ -1,6 +1,5 @@
 import { LEAD_STATUSES, type Database } from '@crm/shared/db';
-import type { Trx } from '@crm/shared/db';
-import type { SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 import { listRows, matchesSearch } from '../search-rows';
 import { normalizeSource } from './normalize-lead';
@@ -17,7 +16,7 @@ export const leadFilterFields = {
 export type LeadFilters = { status?: string; source?: string; q?: string };
 
 /** The leads a read starts from: the search view when it searches (`q`), else the table. */
-export function leadListSource(trx: Trx, searching: boolean) {
+export function leadListSource(trx: Kysely<Database>, searching: boolean) {
   return listRows(trx, 'crm_leads', searching);
 }
 

@@ -1,5 +1,5 @@
 export { createDb, type Db, type CreateDbOptions } from './create-db';
-export { withTenant, withSystemScope, asTenant, type Trx } from './tenant-scope';
+export { withTenant, withTenantClient, withSystemScope, asTenant, type Trx } from './tenant-scope';
 export {
   migrateToLatest,
   assertRowLevelSecurity,

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
 import { errors } from '../errors';
 import { SYSTEM_ROLE, TENANT_ROLE } from './roles';
 import type { Database } from './schema';
@@ -18,14 +19,43 @@ export async function withTenant<T>(
   tenantId: string,
   fn: (trx: Trx) => Promise<T>,
 ): Promise<T> {
-  // Checked so the id can be inlined: one round trip for both settings.
-  if (!UUID.test(tenantId)) throw errors.validation('Invalid tenant id');
+  const settings = tenantSettings(tenantId);
   return db.transaction().execute(async (trx) => {
-    await sql
-      .raw(`SET LOCAL ROLE ${TENANT_ROLE}; SET LOCAL app.tenant_id = '${tenantId.toLowerCase()}'`)
-      .execute(trx);
+    await sql.raw(settings).execute(trx);
     return fn(trx);
   });
+}
+
+/** The statements that scope a transaction to `tenantId` (role and `app.tenant_id`). */
+function tenantSettings(tenantId: string): string {
+  // Checked so the id can be inlined: one round trip for both settings.
+  if (!UUID.test(tenantId)) throw errors.validation('Invalid tenant id');
+  return `SET LOCAL ROLE ${TENANT_ROLE}; SET LOCAL app.tenant_id = '${tenantId.toLowerCase()}'`;
+}
+
+/**
+ * withTenant for work a Kysely transaction cannot carry, such as `COPY ... TO STDOUT` through
+ * pg-copy-streams: `fn` gets the pool's client inside a transaction scoped to `tenantId` exactly
+ * as withTenant's. When `fn` fails the connection is not trusted back into the pool (a COPY left
+ * half read would leave it mid-protocol): it is closed, which also ends its transaction.
+ */
+export async function withTenantClient<T>(
+  pool: Pool,
+  tenantId: string,
+  fn: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  const settings = tenantSettings(tenantId);
+  const client = await pool.connect();
+  try {
+    await client.query(`BEGIN; ${settings}`);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (err) {
+    client.release(err instanceof Error ? err : true);
+    throw err;
+  }
 }
 
 /**

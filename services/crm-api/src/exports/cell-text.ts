@@ -26,3 +26,54 @@ export function readableText(value: unknown, column: ExportColumn): string {
   }
   return cellText(value, column);
 }
+
+/**
+ * Cells a spreadsheet would evaluate as a formula: those starting with one of these (or its
+ * full-width form) get a leading single quote, so the cell shows as text.
+ */
+const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];
+/**
+ * What makes a cell quoted: the delimiter, the quote, the record delimiter (CRLF), or a CR at
+ * the end, which the row's CRLF would complete. A lone LF or CR inside a cell is not quoted:
+ * csv-stringify, given `record_delimiter: 'windows'`, looks for that delimiter only, and the
+ * export's bytes stay what they were (csv-parse, given the CRLF of the header, reads them back).
+ */
+function needsQuotes(text: string): boolean {
+  return text.includes(',') || text.includes('"') || text.includes('\r\n') || text.endsWith('\r');
+}
+
+/**
+ * One cell of the CSV, the file's only cell rule (the quoting and formula neutralising
+ * csv-stringify applied with `escape_formulas`, kept byte for byte): a cell starting like a
+ * formula is prefixed with `'` (so a phone number `+1 555` exports as `'+1 555`); a cell that
+ * needsQuotes is quoted, its quotes doubled. The quoting is judged on the text before the
+ * prefix, which adds no character that would need it.
+ */
+export function csvCell(text: string): string {
+  if (text === '') return '';
+  const quote = needsQuotes(text);
+  const value = FORMULA_STARTS.includes(text[0]) ? `'${text}` : text;
+  return quote ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/** The first UTF-8 byte of each formula start (the full-width ones share 0xEF). */
+const FORMULA_FIRST_BYTES = new Uint8Array(256);
+for (const c of FORMULA_STARTS) FORMULA_FIRST_BYTES[Buffer.from(c)[0]] = 1;
+/**
+ * Bytes after which needsQuotes may hold (any CR stands for CRLF and a final CR). All ASCII:
+ * they never occur inside a multi-byte character.
+ */
+const QUOTE_TRIGGER_BYTES = new Uint8Array(256);
+for (const c of [',', '"', '\r']) QUOTE_TRIGGER_BYTES[c.charCodeAt(0)] = 1;
+
+/**
+ * True when csvCell would leave the UTF-8 text in `bytes[start, end)` as it is, judged on the
+ * bytes without decoding them (the fast path of a million-row export). Errs only towards false:
+ * a cell starting with any 0xEF character, or holding any CR, is handed to csvCell to decide.
+ */
+export function csvCellIsVerbatim(bytes: Uint8Array, start: number, end: number): boolean {
+  if (start === end) return true;
+  if (FORMULA_FIRST_BYTES[bytes[start]] === 1) return false;
+  for (let i = start; i < end; i++) if (QUOTE_TRIGGER_BYTES[bytes[i]] === 1) return false;
+  return true;
+}

@@ -1,8 +1,8 @@
 import { LEAD_COLUMNS, leadFilterFields, type LeadColumn } from '@crm/records';
-import { DEAL_STAGES, type Trx } from '@crm/shared/db';
-import { sql, type Expression, type RawBuilder } from 'kysely';
+import { DEAL_STAGES, type Database } from '@crm/shared/db';
+import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { z } from 'zod';
-import { exportDealsQuery, exportLeadsQuery } from './exports.repository';
+import { exportDealsQuery, exportLeadsQuery, type ExportSelection } from './exports.repository';
 
 /** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
 export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';
@@ -16,6 +16,11 @@ export interface ExportColumn {
   /** Share of the PDF table's width. */
   pdfWidth: number;
   expr: RawBuilder<unknown>;
+  /**
+   * A `char(n)` column: its `::text` drops the padding the driver reads, so the CSV takes its
+   * text from the type's output instead (csvText).
+   */
+  padded?: boolean;
 }
 
 export type ExportRow = Record<string, unknown>;
@@ -28,13 +33,17 @@ export interface ExportResource {
   /** Fewer, so a landscape page stays readable. */
   pdfDefaultColumns: readonly string[];
   filters: z.ZodType<Record<string, unknown>>;
-  /** The rows of one tenant, filtered and ordered, as a query to run under a cursor. */
+  /**
+   * The rows of one tenant, filtered and ordered, as a query to run under a cursor (`values`) or
+   * a COPY (`csv`); `db` is the transaction, or any instance when the query is only compiled.
+   */
   query(
-    trx: Trx,
+    db: Kysely<Database>,
     tenantId: string,
     filters: Record<string, unknown>,
     columns: ExportColumn[],
-  ): Expression<unknown>;
+    as: ExportSelection,
+  ): Expression<unknown> & { compile(): CompiledQuery };
 }
 
 const column = (
@@ -81,8 +90,8 @@ const leads: ExportResource = {
     'created_at',
   ] satisfies LeadColumn[],
   filters: leadFilters,
-  query: (trx, tenantId, filters, columns) =>
-    exportLeadsQuery(trx, tenantId, filters as z.infer<typeof leadFilters>, columns),
+  query: (db, tenantId, filters, columns, as) =>
+    exportLeadsQuery(db, tenantId, filters as z.infer<typeof leadFilters>, columns, as),
 };
 
 const dealFilters = z.strictObject({
@@ -99,7 +108,7 @@ const deals: ExportResource = {
     column('id', 'ID', 'text', 2.6, 'crm_deals.id'),
     column('title', 'Title', 'text', 2.6, 'crm_deals.title'),
     column('value', 'Value', 'money', 1.2, 'crm_deals.value'),
-    column('currency', 'Currency', 'text', 0.8, 'crm_deals.currency'),
+    { ...column('currency', 'Currency', 'text', 0.8, 'crm_deals.currency'), padded: true },
     column('stage', 'Stage', 'text', 1.1, 'crm_deals.stage'),
     column('assigned_to', 'Assigned to (id)', 'text', 2.6, 'crm_deals.assigned_to'),
     column('assigned_to_email', 'Assigned to', 'text', 2.2, 'assignee.email'),
@@ -121,8 +130,8 @@ const deals: ExportResource = {
     'created_at',
   ],
   filters: dealFilters,
-  query: (trx, tenantId, filters, columns) =>
-    exportDealsQuery(trx, tenantId, filters as z.infer<typeof dealFilters>, columns),
+  query: (db, tenantId, filters, columns, as) =>
+    exportDealsQuery(db, tenantId, filters as z.infer<typeof dealFilters>, columns, as),
 };
 
 export const EXPORT_RESOURCES: Record<ExportResource['name'], ExportResource> = { leads, deals };

@@ -1,21 +1,34 @@
-import { withTenant, type Database, type Trx } from '@crm/shared/db';
+import { withTenant, withTenantClient, type Database, type Trx } from '@crm/shared/db';
 import { AppError, errors, jsonBody, requestLogger } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
+import type { Pool, PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
-import { findTenantName } from './exports.repository';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvFromCopy } from './csv-writer';
+import type { ExportFormat } from './export-formats';
+import { csvCopyStatement, findTenantName, tenantNameQuery } from './exports.repository';
 import { parseExportRequest, type ExportRequest } from './exports.schema';
-import { isClientGone } from './output-stream';
+import { ClientGoneError, isClientGone } from './output-stream';
 import { rowBatches } from './row-cursor';
 
 /** Rows fetched from the cursor per round trip, and so at most held in memory at once. */
 export const EXPORT_BATCH_SIZE = 1000;
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * What a CSV export holds at most on each side of CsvFromCopy (the COPY's bytes read ahead, the
+ * file's bytes not yet taken by the response): small and bounded, whatever the file's size.
+ */
+const COPY_BUFFER_BYTES = 256 * 1024;
 
 export interface ExportRouteOptions {
   db: Kysely<Database>;
+  /** The pool under `db`: a COPY needs a client of its own (withTenantClient). */
+  pool: Pool;
   logger: Logger;
   bodyLimitBytes: number;
   /** Exports streaming at once in this process (each holds a database connection). */
@@ -42,7 +55,7 @@ function tooManyExports(): AppError {
 async function streamExport(
   trx: Trx,
   tenantId: string,
-  request: ExportRequest,
+  request: ExportRequest & { format: Extract<ExportFormat, { feed: 'rows' }> },
   req: Request,
   res: Response,
   logger: Logger,
@@ -52,18 +65,12 @@ async function streamExport(
   const { resource, format, columns } = request;
   const batches = rowBatches(
     trx,
-    resource.query(trx, tenantId, request.filters, columns),
+    resource.query(trx, tenantId, request.filters, columns, 'values'),
     EXPORT_BATCH_SIZE,
   );
   try {
     const first = await batches.next();
-    const generatedAt = new Date();
-    const filename = `${resource.name}-${generatedAt.toISOString().slice(0, 10)}.${format.extension}`;
-    res.status(200).set({
-      'content-type': format.contentType,
-      'content-disposition': `attachment; filename="${filename}"`,
-      'cache-control': 'no-store',
-    });
+    const generatedAt = startDownload(res, request);
     const writer = format.open(res, {
       resource,
       columns,
@@ -81,13 +88,87 @@ async function streamExport(
       const clientGone = isClientGone(err, res);
       writer.abort();
       if (!clientGone) throw err;
-      requestLogger(logger, req).info(
-        { tenantId, resource: resource.name, format: format.name },
-        'export stopped: the client went away',
-      );
+      clientWentAway(logger, req, tenantId, request);
     }
   } finally {
     await batches.return();
+  }
+}
+
+/** The response's status and headers, sent with the first byte; the file's time. */
+function startDownload(res: Response, { resource, format }: ExportRequest): Date {
+  const generatedAt = new Date();
+  const filename = `${resource.name}-${generatedAt.toISOString().slice(0, 10)}.${format.extension}`;
+  res.status(200).set({
+    'content-type': format.contentType,
+    'content-disposition': `attachment; filename="${filename}"`,
+    'cache-control': 'no-store',
+  });
+  return generatedAt;
+}
+
+function clientWentAway(logger: Logger, req: Request, tenantId: string, request: ExportRequest) {
+  requestLogger(logger, req).info(
+    { tenantId, resource: request.resource.name, format: request.format.name },
+    'export stopped: the client went away',
+  );
+}
+
+/**
+ * The CSV: Postgres's COPY of the query, in the tenant's transaction, its bytes turned into the
+ * file as they arrive (CsvFromCopy) and piped to the response with backpressure: a client that
+ * reads slowly slows the COPY (pg-copy-streams pauses the connection) instead of filling memory.
+ * As streamExport, what fails on the request's account (the tenant, the query) fails before the
+ * first header; after it, a failure destroys the response.
+ */
+async function streamCsv(
+  client: PoolClient,
+  db: Kysely<Database>,
+  tenantId: string,
+  request: ExportRequest,
+  res: Response,
+): Promise<void> {
+  const named = tenantNameQuery(db, tenantId).compile();
+  const { rows } = await client.query(named.sql, [...named.parameters]);
+  if (rows.length === 0) throw errors.notFound('Tenant not found');
+  // One statement for the whole download, as long as the client takes to read it (a cursor's
+  // FETCHes were short each): the pool's statement timeout would cut a big export off.
+  await client.query('SET LOCAL statement_timeout = 0');
+  const { resource, columns } = request;
+  const copy = client.query(
+    copyTo(
+      csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile()),
+      {
+        highWaterMark: COPY_BUFFER_BYTES,
+      },
+    ),
+  );
+  // The iterator below sees the COPY's failures. This listener is for the one after it: a
+  // download cut off closes the connection, and pg then fails the COPY it still had running.
+  copy.on('error', () => undefined);
+  const chunks = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  startDownload(res, request);
+  const csv = new CsvFromCopy(columns);
+  async function* file() {
+    try {
+      yield csv.head();
+      for (let next = first; !next.done; next = await chunks.next()) {
+        const bytes = csv.push(next.value);
+        if (bytes) yield bytes;
+      }
+      yield csv.end();
+    } finally {
+      await chunks.return?.();
+    }
+  }
+  try {
+    // The buffer lets the next piece be made while the last is still going out.
+    await pipeline(file(), new PassThrough({ highWaterMark: COPY_BUFFER_BYTES }), res);
+  } catch (err) {
+    const clientGone = isClientGone(err, res);
+    res.destroy();
+    throw clientGone ? new ClientGoneError() : err;
   }
 }
 
@@ -103,9 +184,21 @@ export function exportRoutes(options: ExportRouteOptions): Router {
     if (running >= options.maxConcurrent) throw tooManyExports();
     running += 1;
     try {
-      await withTenant(options.db, tenantId, (trx) =>
-        streamExport(trx, tenantId, request, req, res, options.logger),
-      );
+      const { format } = request;
+      if (format.feed === 'rows') {
+        await withTenant(options.db, tenantId, (trx) =>
+          streamExport(trx, tenantId, { ...request, format }, req, res, options.logger),
+        );
+      } else {
+        // A COPY cut off half way leaves its connection mid-protocol: withTenantClient closes
+        // it rather than committing, which is why the client's leaving is thrown through it.
+        await withTenantClient(options.pool, tenantId, (client) =>
+          streamCsv(client, options.db, tenantId, request, res),
+        ).catch((err: unknown) => {
+          if (!(err instanceof ClientGoneError)) throw err;
+          clientWentAway(options.logger, req, tenantId, request);
+        });
+      }
     } finally {
       running -= 1;
     }

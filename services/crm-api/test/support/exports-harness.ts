@@ -27,7 +27,10 @@ import { service as crmApi } from '../../src/main';
 export interface ExportStack {
   database: Db;
   crmLogs: CapturedLogger;
-  /** crm-api's connections inside an export's transaction (running or between FETCHes). */
+  /**
+   * crm-api's connections inside an export's transaction: a COPY (the CSV) running or waiting
+   * on the client, or a cursor (XLSX, PDF) running or between FETCHes.
+   */
   crmBackendsFetching(): Promise<number[]>;
   gatewayUrl(): string;
   /** A tenant with a signed-in user of `role`; `cookie` is their session. */
@@ -88,7 +91,9 @@ export function useExportStack(crmEnv: Record<string, string> = {}): ExportStack
         SELECT pid FROM pg_stat_activity
         WHERE application_name = ${applicationName}
           AND state IN ('active', 'idle in transaction')
-          AND query LIKE 'FETCH FORWARD % FROM crm_export'`.execute(database.db);
+          AND (query LIKE 'FETCH FORWARD % FROM crm_export' OR query LIKE 'COPY (%')`.execute(
+        database.db,
+      );
       return rows.map((r) => r.pid);
     },
     gatewayUrl: () => `http://127.0.0.1:${(gatewayServer.address() as AddressInfo).port}`,
