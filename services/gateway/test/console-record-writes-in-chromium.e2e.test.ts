@@ -238,7 +238,8 @@ describe('an owner writing leads', () => {
     await form.getByText('A lead with email erin@acme.test already exists').waitFor();
     const email = form.getByLabel('Email');
     expect(await email.getAttribute('aria-invalid')).toBe('true');
-    expect(await email.evaluate((input) => input === document.activeElement)).toBe(true);
+    // The refused field has the focus, so a screen reader reads its message.
+    expect(await page.locator(':focus').getAttribute('id')).toBe(await email.getAttribute('id'));
     expect((await leadRow('dana@acme.test'))?.id).toBe(acme.dana);
     await saveScreenshot(page, 'console-lead-duplicate-email');
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -273,11 +274,7 @@ describe('an owner writing leads', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete this lead?' });
     await dialog.waitFor();
     // Cancel has the focus: Enter alone deletes nothing.
-    expect(
-      await dialog
-        .getByRole('button', { name: 'Cancel' })
-        .evaluate((b) => b === document.activeElement),
-    ).toBe(true);
+    expect(await dialog.locator(':focus').innerText()).toBe('Cancel');
     await saveScreenshot(page, 'console-lead-delete');
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
@@ -486,7 +483,8 @@ describe('a viewer of the same tenant', () => {
             headers: { 'Content-Type': 'application/json' },
             body: body && JSON.stringify(body),
           });
-          return { status: response.status, code: (await response.json()).code };
+          const answer = (await response.json()) as { code?: string };
+          return { status: response.status, code: answer.code };
         };
         return [
           await send('POST', '/api/crm/leads', { email: 'viewer-made@acme.test' }),
