@@ -18,6 +18,7 @@ export {
   leadResultItemSchema,
   type LeadResultItem,
 } from './leads/leads.schema';
+export { LEAD_FIELD_ERRORS, MAX_LEAD_SOURCE } from './leads/lead-rules';
 export {
   normalizeLead,
   normalizeSource,
@@ -215,6 +216,7 @@ export {
   type DealChange,
   type DealInput,
 } from './deals/deals.schema';
+export { DEAL_CURRENCY_PATTERN, DEAL_VALUE_PATTERN, MAX_DEAL_TITLE } from './deals/deal-rules';
 export {
   DEAL_COLUMNS,
   contactExists,

@@ -31,6 +31,10 @@ export const router = createBrowserRouter([
           import('./screens/leads/leads-screen').then((m) => ({ Component: m.LeadsScreen })),
         children: [
           {
+            path: 'new',
+            lazy: () => import('./screens/leads/new-lead').then((m) => ({ Component: m.NewLead })),
+          },
+          {
             path: ':leadId',
             lazy: () =>
               import('./screens/leads/lead-detail').then((m) => ({ Component: m.LeadDetail })),
@@ -41,6 +45,20 @@ export const router = createBrowserRouter([
         path: 'deals',
         lazy: () =>
           import('./screens/deals/deals-screen').then((m) => ({ Component: m.DealsScreen })),
+      },
+      {
+        path: 'deals/list',
+        lazy: () =>
+          import('./screens/deals/deal-list-screen').then((m) => ({
+            Component: m.DealListScreen,
+          })),
+        children: [
+          {
+            path: ':dealId',
+            lazy: () =>
+              import('./screens/deals/deal-editor').then((m) => ({ Component: m.DealEditor })),
+          },
+        ],
       },
       {
         path: 'contacts',

@@ -234,8 +234,9 @@ describe('/api/crm/deals', () => {
     expect(await dealsOf(a.tenantId)).toEqual([]);
   });
 
-  it('lists { deals } newest first, filtered by stage and assigned_to, capped by limit', async () => {
+  it('lists { deals } newest first, filtered by stage, assigned_to and lead_id, capped by limit', async () => {
     const { userId, cookie } = await tenantSession(stack, database);
+    const [lead] = await importLeads(cookie, [{ email: 'dealer@example.com' }]);
     for (const [title, stage] of [
       ['one', 'lead'],
       ['two', 'won'],
@@ -244,7 +245,12 @@ describe('/api/crm/deals', () => {
       await request(stack.url)
         .post('/api/crm/deals')
         .set('Cookie', cookie)
-        .send({ title, stage, assigned_to: title === 'three' ? userId : undefined })
+        .send({
+          title,
+          stage,
+          assigned_to: title === 'three' ? userId : undefined,
+          lead_id: title === 'one' || title === 'three' ? lead.id : undefined,
+        })
         .expect(201);
     }
     const titles = async (query: string) =>
@@ -254,6 +260,9 @@ describe('/api/crm/deals', () => {
     expect(await titles('')).toEqual(['three', 'two', 'one']);
     expect(await titles('?stage=won')).toEqual(['three', 'two']);
     expect(await titles(`?assigned_to=${userId}`)).toEqual(['three']);
+    expect(await titles(`?lead_id=${lead.id}`)).toEqual(['three', 'one']);
+    expect(await titles(`?lead_id=${lead.id}&stage=lead`)).toEqual(['one']);
+    expect(await titles(`?lead_id=${userId}`)).toEqual([]);
     expect(await titles('?limit=1')).toEqual(['three']);
     for (const query of [
       '?limit=0',
@@ -261,6 +270,7 @@ describe('/api/crm/deals', () => {
       '?limit=abc',
       '?stage=nope',
       '?assigned_to=me',
+      '?lead_id=nope',
     ]) {
       const res = await request(stack.url).get(`/api/crm/deals${query}`).set('Cookie', cookie);
       expect(res.status).toBe(400);

@@ -1,6 +1,7 @@
 import { DEAL_STAGES } from '@crm/shared/db';
 import { dateField } from '@crm/shared/http';
 import { z } from 'zod';
+import { DEAL_VALUE_PATTERN, MAX_DEAL_TITLE } from './deal-rules';
 
 export const dealStageSchema = z.enum(DEAL_STAGES, {
   message: `stage must be one of: ${DEAL_STAGES.join(', ')}`,
@@ -17,7 +18,7 @@ const money = z
       .regex(/^\d+(\.\d{1,2})?$/, { message: 'value must be a decimal with up to 2 places' }),
   ])
   .transform((v) => String(v))
-  .refine((v) => /^\d{1,14}(\.\d{1,2})?$/.test(v) && Number(v) >= 0, {
+  .refine((v) => DEAL_VALUE_PATTERN.test(v) && Number(v) >= 0, {
     message: 'value must be a number >= 0 with up to 2 decimal places',
   });
 
@@ -26,7 +27,7 @@ const dealFields = {
     .string({ error: 'title is required' })
     .trim()
     .min(1, { message: 'title is required' })
-    .max(300, { message: 'title must be at most 300 characters' }),
+    .max(MAX_DEAL_TITLE, { message: `title must be at most ${MAX_DEAL_TITLE} characters` }),
   value: money,
   currency: z
     .string()

@@ -1,10 +1,8 @@
 import { LEAD_STATUSES } from '@crm/shared/db';
 import { z } from 'zod';
+import { LEAD_FIELD_ERRORS, MAX_LEAD_EMAIL, MAX_LEAD_TEXT } from './lead-rules';
 
-/** Longest email a lead may have (the crm_leads CHECK). */
-export const MAX_LEAD_EMAIL = 320;
-/** Longest first_name, last_name or phone, after trimming. */
-export const MAX_LEAD_TEXT = 200;
+export { MAX_LEAD_EMAIL, MAX_LEAD_TEXT };
 /** The optional text columns an import item may set. */
 export const LEAD_TEXT_FIELDS = ['first_name', 'last_name', 'phone'] as const;
 /**
@@ -33,13 +31,13 @@ function shownValue(value: unknown): string {
  */
 export const LEAD_ERRORS = {
   notAnObject: 'Lead must be an object',
-  emailRequired: 'Email is required',
-  invalidEmail: 'Invalid email',
+  emailRequired: LEAD_FIELD_ERRORS.emailRequired,
+  invalidEmail: LEAD_FIELD_ERRORS.invalidEmail,
   /** Starts with `Invalid status` (as it always has), then names the value and the valid ones. */
   invalidStatus: (value: unknown) =>
     `Invalid status ${shownValue(value)}; one of: ${LEAD_STATUSES.join(', ')}`,
-  notAString: (key: string) => `Invalid ${key}: must be a string`,
-  tooLong: (key: string) => `Invalid ${key}: at most ${MAX_LEAD_TEXT} characters`,
+  notAString: LEAD_FIELD_ERRORS.notAString,
+  tooLong: LEAD_FIELD_ERRORS.tooLong,
   sourceNotAString: 'Invalid source: must be a string',
   customFieldsNotAnObject: 'Invalid custom_fields: must be an object',
 } as const;

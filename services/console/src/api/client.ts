@@ -10,6 +10,12 @@ export class ApiError extends Error {
     message: string,
     /** Seconds to wait before retrying (the Retry-After header of a 429), when given. */
     readonly retryAfterSeconds?: number,
+    /**
+     * The envelope's sentence for people (`A lead with email … already exists`, `Invalid
+     * email`) and its validation issues, when given: what a form shows next to a field.
+     */
+    readonly detail?: string,
+    readonly issues: ReadonlyArray<{ path: string; message: string }> = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -37,13 +43,20 @@ export async function api<T>(
 }
 
 function errorOf(response: Response, body: unknown): ApiError {
-  const envelope = (body ?? {}) as { error?: string; message?: string; code?: string };
+  const envelope = (body ?? {}) as {
+    error?: string;
+    message?: string;
+    code?: string;
+    details?: { issues?: Array<{ path: string; message: string }> } | null;
+  };
   const retryAfter = Number(response.headers.get('Retry-After'));
   return new ApiError(
     response.status,
     envelope.code ?? 'HTTP_ERROR',
     envelope.error ?? envelope.message ?? `The server answered ${response.status}`,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    envelope.message,
+    Array.isArray(envelope.details?.issues) ? envelope.details.issues : [],
   );
 }
 

@@ -1,4 +1,4 @@
-import { api } from './client';
+import { api, type Envelope } from './client';
 
 /** Specified lead statuses (the leads list's `status` filter takes one of them). */
 export const LEAD_STATUSES = [
@@ -61,4 +61,65 @@ export function fetchLeadsPage(query: LeadQuery, cursor: string | null, signal?:
   if (query.status) params.set('status', query.status);
   if (query.source.trim()) params.set('source', query.source.trim());
   return api<CursorPage<Lead>>(`/api/crm/leads?${params}`, { signal });
+}
+
+/** One lead (GET /api/crm/leads/:id). */
+export function fetchLead(id: string, signal?: AbortSignal) {
+  return api<Envelope<{ lead: Lead }>>(`/api/crm/leads/${encodeURIComponent(id)}`, { signal });
+}
+
+/** What a lead form sends: '' clears a text on a change (PATCH). */
+export interface LeadFields {
+  email: string;
+  first_name: string;
+  last_name: string;
+  phone: string;
+  status: string;
+  source: string;
+}
+
+/** POST /api/crm/leads: 201 with the lead; a 409 ALREADY_EXISTS when the email is taken. */
+export async function createLead(fields: Partial<LeadFields>): Promise<Lead> {
+  const answer = await api<Envelope<{ lead: Lead }>>('/api/crm/leads', {
+    method: 'POST',
+    body: fields,
+  });
+  return answer.data.lead;
+}
+
+/** PATCH /api/crm/leads/:id with the fields that changed. */
+export async function updateLead(id: string, change: Partial<LeadFields>): Promise<Lead> {
+  const answer = await api<Envelope<{ lead: Lead }>>(`/api/crm/leads/${encodeURIComponent(id)}`, {
+    method: 'PATCH',
+    body: change,
+  });
+  return answer.data.lead;
+}
+
+/** DELETE /api/crm/leads/:id (its deals and activities keep their rows, without the lead). */
+export function deleteLead(id: string) {
+  return api<Envelope<{ id: string }>>(`/api/crm/leads/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+  });
+}
+
+/** One thing that happened with a lead (docs/timeline.md): an activity, a deal, an email… */
+export interface TimelineItem {
+  type: string;
+  id: string;
+  occurred_at: string;
+  summary: string;
+  data: Record<string, unknown>;
+}
+
+export const TIMELINE_PAGE_SIZE = 20;
+
+/** One page of a lead's timeline, newest first; later pages by the previous `nextCursor`. */
+export function fetchLeadTimeline(id: string, cursor: string | null, signal?: AbortSignal) {
+  const params = new URLSearchParams({ limit: String(TIMELINE_PAGE_SIZE) });
+  if (cursor) params.set('cursor', cursor);
+  return api<{ items: TimelineItem[]; nextCursor: string | null }>(
+    `/api/crm/leads/${encodeURIComponent(id)}/timeline?${params}`,
+    { signal },
+  );
 }

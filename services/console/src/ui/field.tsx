@@ -36,3 +36,41 @@ export function Field({
     </div>
   );
 }
+
+/** A labelled select of `options` ([value, text]) with its validation message, like Field. */
+export function SelectField({
+  label,
+  options,
+  error,
+  registration,
+}: {
+  label: string;
+  options: ReadonlyArray<readonly [string, string]>;
+  error?: string;
+  registration: UseFormRegisterReturn;
+}) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        {...registration}
+      >
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

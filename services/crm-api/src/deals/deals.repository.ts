@@ -23,5 +23,6 @@ export async function listDeals(db: Db, tenantId: string, query: DealListQuery) 
     .where('tenant_id', '=', tenantId);
   if (query.stage) q = q.where('stage', '=', query.stage);
   if (query.assigned_to) q = q.where('assigned_to', '=', query.assigned_to);
+  if (query.lead_id) q = q.where('lead_id', '=', query.lead_id);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
 }

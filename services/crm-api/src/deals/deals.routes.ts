@@ -47,7 +47,12 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
     const { tenantId } = identityOf(req);
     const query = validate(
       listQuery,
-      { stage: req.query.stage, assigned_to: req.query.assigned_to, limit: req.query.limit },
+      {
+        stage: req.query.stage,
+        assigned_to: req.query.assigned_to,
+        lead_id: req.query.lead_id,
+        limit: req.query.limit,
+      },
       'query',
     );
     const deals = await withTenant(db, tenantId, (trx) => listDeals(trx, tenantId, query));

@@ -10,6 +10,8 @@ export { uuid };
 export const listQuery = z.object({
   stage: dealStageSchema.optional(),
   assigned_to: uuid('assigned_to').optional(),
+  /** A lead's deals (its panel in the console); read by crm_deals_by_lead. */
+  lead_id: uuid('lead_id').optional(),
   limit: z.coerce
     .number({ message: 'limit must be a whole number' })
     .int({ message: 'limit must be a whole number' })

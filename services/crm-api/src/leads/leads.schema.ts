@@ -1,5 +1,7 @@
 import {
   LEAD_ERRORS,
+  LEAD_FIELD_ERRORS,
+  MAX_LEAD_SOURCE,
   LEAD_SORT_KEYS,
   MAX_LEAD_EMAIL,
   MAX_LEAD_TEXT,
@@ -53,7 +55,7 @@ export const leadChangeSchema = z
         .optional(),
       source: z
         .string({ error: LEAD_ERRORS.sourceNotAString })
-        .max(100, { error: 'Invalid source: at most 100 characters' })
+        .max(MAX_LEAD_SOURCE, { error: LEAD_FIELD_ERRORS.sourceTooLong })
         .transform((value, ctx) => {
           const source = normalizeSource(value);
           if (!source) {

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { DEAL_STAGES, type Deal, type DealStage } from '../../api/deals';
 import { money, stageLabel } from './stages';
 
@@ -6,19 +7,20 @@ const DRAG_TYPE = 'application/x-crm-deal';
 
 /**
  * The pipeline: a column per stage, a card per deal. A card moves by native drag and drop onto
- * another column, or from the keyboard with its own "Stage of <title>" select.
+ * another column, or from the keyboard with its own "Stage of <title>" select; without
+ * `onMove` (a viewer) cards neither drag nor have the select. A card's title opens its form.
  */
 export function DealBoard({
   deals,
   onMove,
 }: {
   deals: Deal[];
-  onMove: (deal: Deal, stage: DealStage) => void;
+  onMove?: (deal: Deal, stage: DealStage) => void;
 }) {
   const [over, setOver] = useState<DealStage | null>(null);
   const move = (id: string, stage: DealStage) => {
     const deal = deals.find((d) => d.id === id);
-    if (deal && deal.stage !== stage) onMove(deal, stage);
+    if (deal && deal.stage !== stage) onMove?.(deal, stage);
   };
   return (
     <div className="deal-board">
@@ -31,7 +33,7 @@ export function DealBoard({
             className={over === stage ? 'deal-column deal-column-over' : 'deal-column'}
             data-stage={stage}
             onDragOver={(event) => {
-              if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+              if (!onMove || !event.dataTransfer.types.includes(DRAG_TYPE)) return;
               event.preventDefault();
               event.dataTransfer.dropEffect = 'move';
               setOver(stage);
@@ -64,31 +66,37 @@ function DealCard({
   onMove,
 }: {
   deal: Deal;
-  onMove: (deal: Deal, stage: DealStage) => void;
+  onMove?: (deal: Deal, stage: DealStage) => void;
 }) {
   return (
     <li
-      className="deal-card"
-      draggable
+      className={onMove ? 'deal-card' : 'deal-card deal-card-fixed'}
+      draggable={Boolean(onMove)}
       aria-label={deal.title}
       onDragStart={(event) => {
         event.dataTransfer.setData(DRAG_TYPE, deal.id);
         event.dataTransfer.effectAllowed = 'move';
       }}
     >
-      <strong>{deal.title}</strong>
+      <strong>
+        <Link to={`/deals/list/${deal.id}`} draggable={false}>
+          {deal.title}
+        </Link>
+      </strong>
       <span>{money(deal.value, deal.currency)}</span>
-      <select
-        aria-label={`Stage of ${deal.title}`}
-        value={deal.stage}
-        onChange={(event) => onMove(deal, event.target.value as DealStage)}
-      >
-        {DEAL_STAGES.map((stage) => (
-          <option key={stage} value={stage}>
-            {stageLabel(stage)}
-          </option>
-        ))}
-      </select>
+      {onMove && (
+        <select
+          aria-label={`Stage of ${deal.title}`}
+          value={deal.stage}
+          onChange={(event) => onMove(deal, event.target.value as DealStage)}
+        >
+          {DEAL_STAGES.map((stage) => (
+            <option key={stage} value={stage}>
+              {stageLabel(stage)}
+            </option>
+          ))}
+        </select>
+      )}
     </li>
   );
 }

@@ -2,26 +2,30 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
 import * as z from 'zod/mini';
+import {
+  DEAL_VALUE_PATTERN,
+  MAX_DEAL_TITLE,
+} from '../../../../../libs/records/src/deals/deal-rules';
 import { DEAL_STAGES } from '../../api/deals';
 import { describeError } from '../../ui/describe-error';
 import { Field } from '../../ui/field';
 import { stageLabel } from './stages';
 import { useCreateDeal } from './use-deals';
 
-/** The API's rules for a new deal (libs/records deals.schema.ts), checked before sending. */
+/** The API's rules for a new deal (libs/records deal-rules.ts), checked before sending. */
 const schema = z.object({
   title: z
     .string()
     .check(
       z.trim(),
       z.minLength(1, 'Give the deal a title'),
-      z.maxLength(300, 'At most 300 characters'),
+      z.maxLength(MAX_DEAL_TITLE, `At most ${MAX_DEAL_TITLE} characters`),
     ),
   value: z
     .string()
     .check(
       z.trim(),
-      z.regex(/^\d{1,14}(\.\d{1,2})?$/, 'An amount of at least 0, with up to 2 decimal places'),
+      z.regex(DEAL_VALUE_PATTERN, 'An amount of at least 0, with up to 2 decimal places'),
     ),
   stage: z.enum(DEAL_STAGES),
 });

@@ -7,16 +7,23 @@ import { DealForm } from './deal-form';
 import './deals.css';
 import { stageLabel } from './stages';
 import { useDeals, useMoveDeal } from './use-deals';
+import { DealViews } from './deal-views';
+import { useRole } from '../../session/use-role';
 
-/** Deals: the pipeline board by stage (drag a card, or pick its stage) and a form for a new one. */
+/**
+ * Deals: the pipeline board by stage (drag a card, or pick its stage) and a form for a new one;
+ * a viewer sees the board without either.
+ */
 export function DealsScreen() {
+  const { canWrite } = useRole();
   const deals = useDeals();
   const move = useMoveDeal();
   const onMove = (deal: Deal, stage: DealStage) => move.mutate({ deal, stage });
   return (
     <section aria-labelledby="screen-title" className="deals">
       <h1 id="screen-title">Deals</h1>
-      <DealForm />
+      <DealViews />
+      {canWrite && <DealForm />}
       {move.isError && (
         <p role="alert" className="problem">
           Could not move “{move.variables.deal.title}” to {stageLabel(move.variables.stage)}:{' '}
@@ -30,10 +37,12 @@ export function DealsScreen() {
           <Problem error={deals.error} onRetry={() => void deals.refetch()} />
         ) : deals.data.length === 0 ? (
           <Empty>
-            <p>No deals yet. Add the first one with the form above.</p>
+            <p>
+              {canWrite ? 'No deals yet. Add the first one with the form above.' : 'No deals yet.'}
+            </p>
           </Empty>
         ) : (
-          <DealBoard deals={deals.data} onMove={onMove} />
+          <DealBoard deals={deals.data} onMove={canWrite ? onMove : undefined} />
         )}
       </div>
     </section>

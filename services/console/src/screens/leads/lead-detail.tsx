@@ -1,10 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
-import { Link, useParams } from 'react-router';
-import { api, type Envelope } from '../../api/client';
-import type { Lead } from '../../api/leads';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { fetchLead, type Lead } from '../../api/leads';
+import { useRole } from '../../session/use-role';
+import { ConfirmDialog } from '../../ui/confirm-dialog';
+import { describeError } from '../../ui/describe-error';
 import { Problem } from '../../ui/problem';
 import { Loading } from '../../ui/states';
+import { LeadDeals } from './lead-deals';
+import { LeadForm } from './lead-form';
+import { LeadTimeline } from './lead-timeline';
+import { useLeadWrites } from './use-lead-writes';
 
 const FIELDS: Array<[keyof Lead, string]> = [
   ['email', 'Email'],
@@ -17,18 +23,40 @@ const FIELDS: Array<[keyof Lead, string]> = [
   ['updated_at', 'Updated'],
 ];
 
-/** One lead's fields (GET /api/crm/leads/:id), next to the list; its address can be shared. */
+/**
+ * One lead next to the list (GET /api/crm/leads/:id; the address can be shared): its fields,
+ * its deals and its timeline. Anyone but a viewer may edit it (PATCH) or delete it (DELETE,
+ * after a confirmation).
+ */
 export function LeadDetail() {
   const { leadId = '' } = useParams();
+  const navigate = useNavigate();
+  const { canWrite } = useRole();
+  const { update, remove } = useLeadWrites();
   const heading = useRef<HTMLHeadingElement>(null);
+  const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const lead = useQuery({
     queryKey: ['lead', leadId],
-    queryFn: ({ signal }) =>
-      api<Envelope<{ lead: Lead }>>(`/api/crm/leads/${encodeURIComponent(leadId)}`, { signal }),
+    queryFn: ({ signal }) => fetchLead(leadId, signal),
     select: (body) => body.data.lead,
   });
-  // Opening a lead moves the keyboard focus to its panel.
-  useEffect(() => heading.current?.focus(), [leadId, lead.isSuccess]);
+  // Another lead opened: its own panel, not the previous one's form or question.
+  useEffect(() => {
+    setEditing(false);
+    setConfirming(false);
+  }, [leadId]);
+  // Opening a lead, or leaving its form, moves the keyboard focus to its panel.
+  useEffect(() => heading.current?.focus(), [leadId, lead.isSuccess, editing]);
+
+  const confirmDelete = () =>
+    remove.mutate(leadId, {
+      onSuccess: () => {
+        setConfirming(false);
+        void navigate('/leads');
+      },
+    });
+
   return (
     <aside className="detail" aria-labelledby="lead-title">
       <h2 id="lead-title" ref={heading} tabIndex={-1}>
@@ -38,21 +66,67 @@ export function LeadDetail() {
         <Loading what="the lead" />
       ) : lead.isError ? (
         <Problem error={lead.error} onRetry={() => void lead.refetch()} />
+      ) : editing ? (
+        <LeadForm
+          key={lead.data.updated_at}
+          label="Edit lead"
+          lead={lead.data}
+          submitLabel="Save lead"
+          onSubmit={async (change) => {
+            await update.mutateAsync({ id: leadId, change });
+            setEditing(false);
+          }}
+          onCancel={() => setEditing(false)}
+        />
       ) : (
-        <dl>
-          {FIELDS.map(([field, label]) => (
-            <div key={field}>
-              <dt>{label}</dt>
-              <dd>{show(field, lead.data[field])}</dd>
+        <>
+          <dl>
+            {FIELDS.map(([field, label]) => (
+              <div key={field}>
+                <dt>{label}</dt>
+                <dd>{show(field, lead.data[field])}</dd>
+              </div>
+            ))}
+            {Object.entries(lead.data.custom_fields ?? {}).map(([key, value]) => (
+              <div key={`custom-${key}`}>
+                <dt>{key}</dt>
+                <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+              </div>
+            ))}
+          </dl>
+          {canWrite && (
+            <div className="actions">
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit lead
+              </button>
+              <button type="button" className="danger" onClick={() => setConfirming(true)}>
+                Delete lead
+              </button>
             </div>
-          ))}
-          {Object.entries(lead.data.custom_fields ?? {}).map(([key, value]) => (
-            <div key={`custom-${key}`}>
-              <dt>{key}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-            </div>
-          ))}
-        </dl>
+          )}
+          <LeadDeals leadId={leadId} />
+          <LeadTimeline leadId={leadId} />
+          <ConfirmDialog
+            open={confirming}
+            title="Delete this lead?"
+            confirmLabel="Delete"
+            busy={remove.isPending}
+            onConfirm={confirmDelete}
+            onCancel={() => {
+              setConfirming(false);
+              remove.reset();
+            }}
+          >
+            <p>
+              {lead.data.email} will be deleted. Its deals and activities stay, without the lead.
+            </p>
+            {remove.isError && (
+              <p role="alert" className="problem">
+                {describeError(remove.error)}
+              </p>
+            )}
+          </ConfirmDialog>
+        </>
       )}
       <Link to="/leads">Close</Link>
     </aside>

@@ -1,6 +1,6 @@
 import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useMemo, useState } from 'react';
-import { Outlet } from 'react-router';
+import { Link, Outlet } from 'react-router';
 import type { LeadSortColumn } from '../../api/leads';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
@@ -9,9 +9,11 @@ import { LeadFilters, type FilterValues } from './lead-filters';
 import { DataTable } from '../../ui/data-table';
 import { LEAD_COLUMNS } from './lead-columns';
 import { useLeads } from './use-leads';
+import { useRole } from '../../session/use-role';
 
 /** Leads: search and filters, the sortable table loading more as it scrolls, the detail panel. */
 export function LeadsScreen() {
+  const { canWrite } = useRole();
   const [filters, setFilters] = useState<FilterValues>({ q: '', status: '', source: '' });
   const [sorting, setSorting] = useState<SortingState>([{ id: 'created_at', desc: true }]);
   const settled = useDebounced(filters);
@@ -37,7 +39,14 @@ export function LeadsScreen() {
 
   return (
     <section aria-labelledby="screen-title" className="leads">
-      <h1 id="screen-title">Leads</h1>
+      <div className="screen-head">
+        <h1 id="screen-title">Leads</h1>
+        {canWrite && (
+          <Link to="/leads/new" className="button-link">
+            New lead
+          </Link>
+        )}
+      </div>
       <LeadFilters values={filters} onChange={setFilters} />
       <div className="leads-body">
         <div className="leads-list" aria-busy={leads.isFetching}>
@@ -50,7 +59,7 @@ export function LeadsScreen() {
               <p>
                 {filtered
                   ? 'No lead matches these filters.'
-                  : 'No leads yet. Import them with POST /api/v1/import/leads (see the API reference).'}
+                  : 'No leads yet. Add one with New lead, or import them with POST /api/v1/import/leads (see the API reference).'}
               </p>
             </Empty>
           ) : (
