@@ -1,6 +1,6 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
-import type { FormSubmission, WebForm } from '../../api/forms';
+import type { FormField, FormSubmission, WebForm } from '../../api/forms';
 
 const form = createColumnHelper<WebForm>();
 
@@ -29,35 +29,51 @@ export const FORM_COLUMNS = [
 
 const submission = createColumnHelper<FormSubmission>();
 
-const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+const text = (value: unknown) =>
+  value === undefined || value === ''
+    ? '—'
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
 
-/** A form's submissions: when, the email, every other value submitted, the lead it went to. */
-export const SUBMISSION_COLUMNS = [
-  submission.accessor('created_at', {
-    header: 'Received',
-    enableSorting: false,
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
-  }),
-  submission.display({
-    id: 'email',
-    header: 'Email',
-    cell: (info) => text(info.row.original.payload.email ?? ''),
-  }),
-  submission.display({
-    id: 'values',
-    header: 'Other values',
-    cell: (info) =>
-      Object.entries(info.row.original.payload)
-        .filter(([key]) => key !== 'email')
-        .map(([key, value]) => `${key}: ${text(value)}`)
-        .join('; ') || '—',
-  }),
-  submission.accessor('lead_id', {
-    header: 'Lead',
-    enableSorting: false,
-    cell: (info) => {
-      const id = info.getValue();
-      return id ? <Link to={`/leads/${id}`}>Open lead</Link> : '—';
-    },
-  }),
-];
+/**
+ * A form's submissions: when, a column per field of the form (email first: every submission
+ * has one) in the form's order, any other value submitted, the lead it was filed under.
+ */
+export function submissionColumns(fields: FormField[]) {
+  const named = fields.some((f) => f.name === 'email')
+    ? fields
+    : [{ name: 'email', label: 'Email' } as FormField, ...fields];
+  const known = new Set(named.map((f) => f.name));
+  return [
+    submission.accessor('created_at', {
+      header: 'Received',
+      enableSorting: false,
+      cell: (info) => new Date(info.getValue()).toLocaleString(),
+    }),
+    ...named.map((field) =>
+      submission.display({
+        id: `field-${field.name}`,
+        header: field.label ?? field.name,
+        cell: (info) => text(info.row.original.payload[field.name]),
+      }),
+    ),
+    submission.display({
+      id: 'other',
+      header: 'Other values',
+      cell: (info) =>
+        Object.entries(info.row.original.payload)
+          .filter(([key]) => !known.has(key))
+          .map(([key, value]) => `${key}: ${text(value)}`)
+          .join('; ') || '—',
+    }),
+    submission.accessor('lead_id', {
+      header: 'Lead',
+      enableSorting: false,
+      cell: (info) => {
+        const id = info.getValue();
+        return id ? <Link to={`/leads/${id}`}>Open lead</Link> : '—';
+      },
+    }),
+  ];
+}

@@ -7,7 +7,7 @@ import { DataTable } from '../../ui/data-table';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { embedSnippet } from './embed-snippet';
-import { SUBMISSION_COLUMNS } from './form-columns';
+import { submissionColumns } from './form-columns';
 import { useForm, useSubmissions } from './use-forms';
 
 /** /forms/:formId: the form, its public URL and embed snippet to copy, its submissions. */
@@ -64,7 +64,7 @@ export function FormPage() {
             </p>
           )}
           {tenant && <Embedding form={form.data} tenantSlug={tenant.slug} />}
-          <Submissions formId={form.data.id} />
+          <Submissions form={form.data} />
         </>
       )}
     </section>
@@ -79,8 +79,8 @@ function Embedding({ form, tenantSlug }: { form: WebForm; tenantSlug: string }) 
   return (
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Put it on a website</h2>
-      <CopyField label="Public submit URL" value={url} />
-      <CopyField label="HTML embed snippet" value={snippet} multiline />
+      <CopyField label="Public submit URL" copy="Copy URL" value={url} />
+      <CopyField label="HTML embed snippet" copy="Copy snippet" value={snippet} multiline />
     </section>
   );
 }
@@ -92,10 +92,13 @@ function Embedding({ form, tenantSlug }: { form: WebForm; tenantSlug: string }) 
  */
 function CopyField({
   label,
+  copy: copyText,
   value,
   multiline = false,
 }: {
   label: string;
+  /** The button's text. */
+  copy: string;
   value: string;
   multiline?: boolean;
 }) {
@@ -117,13 +120,13 @@ function CopyField({
     <div className="field copy-field">
       <label htmlFor={id}>{label}</label>
       {multiline ? (
-        <textarea id={id} ref={box} readOnly value={value} rows={value.split('\n').length} />
+        <textarea id={id} ref={box} readOnly value={value} rows={value.split('\n').length + 2} />
       ) : (
         <input id={id} ref={box} readOnly value={value} />
       )}
       <div>
         <button type="button" onClick={() => void copy()} aria-describedby={`${id}-said`}>
-          Copy {label.toLowerCase()}
+          {copyText}
         </button>{' '}
         <span id={`${id}-said`} role="status" className="muted">
           {said}
@@ -133,9 +136,10 @@ function CopyField({
   );
 }
 
-function Submissions({ formId }: { formId: string }) {
+function Submissions({ form }: { form: WebForm }) {
   const id = useId();
-  const submissions = useSubmissions(formId);
+  const submissions = useSubmissions(form.id);
+  const columns = useMemo(() => submissionColumns(form.fields), [form.fields]);
   const pages = submissions.data?.pages;
   const rows = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
   const total = pages?.[0]?.total ?? 0;
@@ -173,7 +177,7 @@ function Submissions({ formId }: { formId: string }) {
             <DataTable
               label="Submissions list"
               rows={rows}
-              columns={SUBMISSION_COLUMNS}
+              columns={columns}
               total={total}
               sorting={[]}
               onSortingChange={() => undefined}

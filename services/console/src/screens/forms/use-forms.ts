@@ -26,9 +26,11 @@ export function useForms(query: FormQuery) {
   });
 }
 
+/** One form; none asked for without an id (a new form). */
 export function useForm(id: string) {
   return useQuery({
     queryKey: ['form', id],
+    enabled: id !== '',
     queryFn: ({ signal }) => fetchForm(id, signal),
     select: (body) => body.data.form,
   });
