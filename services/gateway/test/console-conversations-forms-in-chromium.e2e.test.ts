@@ -364,7 +364,8 @@ describe('the Forms screen', () => {
     expect(snippet).toContain('name="_hp"');
     await page.getByRole('button', { name: 'Copy snippet' }).click();
     await page.getByText('HTML embed snippet copied.').waitFor();
-    copiedSnippet = await page.evaluate(() => navigator.clipboard.readText());
+    // A string: the test's own types have no DOM.
+    copiedSnippet = (await page.evaluate('navigator.clipboard.readText()')) as string;
     expect(copiedSnippet).toBe(snippet);
     await page.getByText('No submissions yet.').waitFor();
     await saveScreenshot(page, 'console-form', { fullPage: true });
