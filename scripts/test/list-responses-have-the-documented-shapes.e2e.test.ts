@@ -63,7 +63,7 @@ const stack = usePlatformBehindGateway([
 describe('list responses (docs/api.md, List responses)', () => {
   const shapes = documentedShapes();
   let cookie: string;
-  /** The record each `:id` of a route names: a lead, a contact, a conversation or a workflow. */
+  /** The record each `:id` of a route names: a lead, a contact, a conversation, a form or a workflow. */
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -92,6 +92,12 @@ describe('list responses (docs/api.md, List responses)', () => {
       email: 'shapes@example.com',
     });
     expect([lead.status, contact.status]).toEqual([200, 201]);
+    const form = await sessionClient(stack.url, cookie).post('/api/crm/forms', {
+      slug: 'shapes',
+      name: 'Shapes',
+    });
+    expect(form.status).toBe(201);
+    ids.form = form.body.data.form.id;
     ids.lead = lead.body.data[0].id;
     ids.contact = contact.body.data.contact.id;
   });
@@ -106,7 +112,7 @@ describe('list responses (docs/api.md, List responses)', () => {
     for (const { route, shape } of shapes) {
       const path = route
         .slice('GET '.length)
-        .replace(/^\/api\/crm\/(lead|contact|conversation)s\/:id/, (prefix, kind: string) =>
+        .replace(/^\/api\/crm\/(lead|contact|conversation|form)s\/:id/, (prefix, kind: string) =>
           prefix.replace(':id', ids[kind]),
         )
         .replace(':id', ids.workflow);

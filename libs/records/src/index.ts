@@ -263,3 +263,20 @@ export {
   ACTIVITY_MODULE,
   activityEvent,
 } from './activities/activities.events';
+
+// Web forms: the rules of a form's definition (crm-api's schemas and the console's editor)
+export {
+  FIELD_NAME_PATTERN,
+  FIELD_NAME_RULE,
+  FIELD_TYPES,
+  HONEYPOT_FIELD,
+  MAX_FIELD_OPTIONS,
+  MAX_FIELD_TEXT,
+  MAX_FORM_FIELDS,
+  MAX_FORM_NAME,
+  MAX_SLUG,
+  MAX_SUBMITTED_FIELDS,
+  SLUG_PATTERN,
+  SLUG_RULE,
+  type FieldType,
+} from './forms/form-rules';

@@ -4,7 +4,7 @@ import { ComingSoon } from './screens/coming-soon';
 import { Loading } from './ui/states';
 
 /** The screens that are not built yet: each says so, inside the same layout. */
-export const COMING = ['Conversations', 'Forms', 'Exports'];
+export const COMING = ['Exports'];
 
 /**
  * Each screen's code is loaded when it is first opened (the forms' validation and the table
@@ -107,6 +107,39 @@ export const router = createBrowserRouter([
               })),
           },
         ],
+      },
+      {
+        path: 'conversations',
+        lazy: () =>
+          import('./screens/conversations/conversations-screen').then((m) => ({
+            Component: m.ConversationsScreen,
+          })),
+      },
+      {
+        path: 'conversations/:conversationId',
+        lazy: () =>
+          import('./screens/conversations/conversation-thread').then((m) => ({
+            Component: m.ConversationThread,
+          })),
+      },
+      {
+        path: 'forms',
+        lazy: () =>
+          import('./screens/forms/forms-screen').then((m) => ({ Component: m.FormsScreen })),
+      },
+      {
+        path: 'forms/new',
+        lazy: () =>
+          import('./screens/forms/form-editor').then((m) => ({ Component: m.FormEditorScreen })),
+      },
+      {
+        path: 'forms/:formId',
+        lazy: () => import('./screens/forms/form-page').then((m) => ({ Component: m.FormPage })),
+      },
+      {
+        path: 'forms/:formId/edit',
+        lazy: () =>
+          import('./screens/forms/form-editor').then((m) => ({ Component: m.FormEditorScreen })),
       },
       {
         path: 'invitations',

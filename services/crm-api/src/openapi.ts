@@ -21,7 +21,7 @@ import { ACTIVITY_SORTABLE, activityFiltersSchema } from './activities/activitie
 import { CONTACT_SORTABLE, contactFiltersSchema } from './contacts/contacts.schema';
 import { listQuery } from './deals/deals.schema';
 import { exportRequestSchema } from './exports/exports.schema';
-import { FORM_SORTABLE } from './forms/forms.repository';
+import { FORM_SORTABLE, SUBMISSION_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
 import { LEAD_SORTABLE, leadChangeSchema, leadFiltersSchema } from './leads/leads.schema';
 import {
@@ -135,6 +135,16 @@ const chatMessage = record.openapi('ChatMessage', {
     payload: {},
     created_at: '2026-11-24T10:05:01.000Z',
     updated_at: '2026-11-24T10:05:01.000Z',
+  },
+});
+
+const formSubmission = record.openapi('FormSubmission', {
+  example: {
+    id: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
+    form_id: 'b0c1d2e3-f4a5-4b6c-8d7e-8f9a0b1c2d3e',
+    lead_id: '7d8e9f0a-1b2c-4d3e-8f4a-5b6c7d8e9f0a',
+    payload: { email: 'ada@example.com', first_name: 'Ada' },
+    created_at: '2026-11-24T10:00:00.000Z',
   },
 });
 
@@ -633,6 +643,20 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     body: { schema: updateFormSchema, example: { enabled: false } },
     success: { description: 'Form updated', data: z.object({ form }) },
     errors: [400, 404, 409, 413, 415],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/crm/forms/{id}/submissions',
+    tag: 'Forms',
+    summary: "A web form's submissions (paginated)",
+    description:
+      'Newest first by default: every value submitted (without the honeypot) and the lead it ' +
+      'was filed under. An unknown form is a 404.',
+    auth: 'session',
+    params: idParam(),
+    query: pageQuerySchema({ sortable: SUBMISSION_SORTABLE, defaultSortBy: 'created_at' }),
+    success: { description: 'A page of submissions', bare: paginated(formSubmission) },
+    errors: [400, 404],
   });
   addOperation(registry, {
     method: 'post',

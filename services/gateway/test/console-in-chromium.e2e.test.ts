@@ -226,9 +226,9 @@ describe('in the browser', () => {
   it('says a screen that is not built yet is coming, in the same layout', async () => {
     await page
       .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Conversations' })
+      .getByRole('link', { name: 'Exports' })
       .click();
-    await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Exports', level: 1 }).waitFor();
     expect(await page.getByRole('main').innerText()).toContain('is coming');
     await saveScreenshot(page, 'console-coming-soon');
   });

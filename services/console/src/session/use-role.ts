@@ -1,6 +1,6 @@
 import { useMe } from './use-me';
 
-/** Roles that may manage members (GET /api/auth/members answers them only). */
+/** Roles that may manage members (GET /api/auth/members answers them only) and web forms. */
 const MANAGERS = new Set(['owner', 'admin']);
 
 /**
@@ -17,6 +17,13 @@ export function useRole() {
     userId: me.data?.user.id,
     /** Create, change, delete: any role but viewer (and nothing while the role is unknown). */
     canWrite: role !== undefined && role !== 'viewer',
-    canListMembers: role !== undefined && MANAGERS.has(role),
+    canListMembers: canManage(role),
+    /** Web forms are managed by owners and admins only (docs/forms.md). */
+    canManageForms: canManage(role),
   };
+}
+
+/** Whether `role` is an owner's or an admin's. */
+export function canManage(role: string | undefined): boolean {
+  return role !== undefined && MANAGERS.has(role);
 }

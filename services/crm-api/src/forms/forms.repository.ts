@@ -15,6 +15,8 @@ const FORM_COLUMNS = [
   'updated_at',
 ] as const;
 export const FORM_SORTABLE = ['created_at', 'updated_at', 'name', 'slug'] as const;
+/** A form's submissions by when they arrived (crm_form_submissions_by_form). */
+export const SUBMISSION_SORTABLE = ['created_at'] as const;
 
 /** The form stored, or undefined when the tenant already has one with this slug. */
 export function insertForm(db: Db, tenantId: string, input: FormInput) {
@@ -69,6 +71,24 @@ export function updateForm(db: Db, tenantId: string, id: string, change: FormCha
     .where('id', '=', id)
     .returning([...FORM_COLUMNS])
     .executeTakeFirst();
+}
+
+/**
+ * A page of one form's submissions: what was submitted (`payload`, without the honeypot) and
+ * the lead it was filed under (null once that lead is deleted).
+ */
+export function listSubmissions(
+  db: Db,
+  tenantId: string,
+  formId: string,
+  page: PageQuery<(typeof SUBMISSION_SORTABLE)[number]>,
+) {
+  const query = db
+    .selectFrom('crm_form_submissions')
+    .select(['id', 'form_id', 'lead_id', 'payload', 'created_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('form_id', '=', formId);
+  return paginate(query, page, 'id');
 }
 
 /**

@@ -4,7 +4,15 @@ import { identityOf, requireRole } from '@crm/shared/identity';
 import { parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { FORM_SORTABLE, findForm, insertForm, listForms, updateForm } from './forms.repository';
+import {
+  FORM_SORTABLE,
+  SUBMISSION_SORTABLE,
+  findForm,
+  insertForm,
+  listForms,
+  listSubmissions,
+  updateForm,
+} from './forms.repository';
 import { createFormSchema, formIdSchema, listFilters, updateFormSchema } from './forms.schema';
 import { publicSubmitRoutes } from './public-submit.routes';
 
@@ -19,12 +27,28 @@ export function formRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
   const router = Router();
   router.use(formManagementRoutes(db, bodyLimitBytes));
   router.use(publicSubmitRoutes(db, bodyLimitBytes));
+  router.get('/api/crm/forms/:id/submissions', async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = req.params.id;
+    if (!formIdSchema.safeParse(id).success) throw notFound();
+    const page = parsePageQuery(req.query, {
+      sortable: SUBMISSION_SORTABLE,
+      defaultSortBy: 'created_at',
+    });
+    const result = await withTenant(db, tenantId, async (trx) => {
+      // An unknown (or another tenant's) form is a 404, not an empty page.
+      if (!(await findForm(trx, tenantId, id))) throw notFound();
+      return listSubmissions(trx, tenantId, id, page);
+    });
+    res.json(result);
+  });
+
   return router;
 }
 
 /**
  * /api/crm/forms (Session, owner and admin only): create, list, read and update the tenant's
- * web forms. Disabling a form is `PATCH { enabled: false }`; its public URL then answers 404.
+ * web forms, and list a form's submissions. Disabling a form is `PATCH { enabled: false }`; its public URL then answers 404.
  */
 export function formManagementRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
   const router = Router();

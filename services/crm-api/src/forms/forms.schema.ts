@@ -1,42 +1,49 @@
+import {
+  FIELD_NAME_PATTERN,
+  FIELD_NAME_RULE,
+  FIELD_TYPES,
+  MAX_FIELD_OPTIONS,
+  MAX_FIELD_TEXT,
+  MAX_FORM_FIELDS,
+  MAX_FORM_NAME,
+  MAX_SLUG,
+  SLUG_PATTERN,
+  SLUG_RULE,
+} from '@crm/records';
 import { z } from 'zod';
 
-/**
- * The honeypot: a field a human never sees (hidden by the form's CSS) and a bot fills in. A
- * submission with a non-empty `_hp` is answered like a stored one and stores nothing.
- */
-export const HONEYPOT_FIELD = '_hp';
+// The rules themselves live in @crm/records (forms/form-rules.ts): the console checks them too.
+export {
+  FIELD_TYPES,
+  HONEYPOT_FIELD,
+  MAX_FORM_FIELDS,
+  MAX_SUBMITTED_FIELDS,
+  SLUG_PATTERN,
+  type FieldType,
+} from '@crm/records';
 
-export const FIELD_TYPES = ['text', 'email', 'tel', 'textarea', 'select', 'checkbox'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-/** Most fields one form may define, and most fields one submission may carry. */
-export const MAX_FORM_FIELDS = 50;
-export const MAX_SUBMITTED_FIELDS = 100;
-
-/** Same rule as the column's CHECK: lower-case letters and digits, single dashes between. */
-export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const slugSchema = z
   .string({ message: 'slug is required' })
-  .max(63, { message: 'slug must be at most 63 characters' })
-  .regex(SLUG_PATTERN, {
-    message: 'slug must be lower-case letters, digits and single dashes (e.g. contact-us)',
-  });
+  .max(MAX_SLUG, { message: `slug must be at most ${MAX_SLUG} characters` })
+  .regex(SLUG_PATTERN, { message: SLUG_RULE });
 
 const fieldName = z
   .string({ message: 'field name is required' })
-  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {
-    message: 'field name must start with a letter and hold only letters, digits and _ (<= 64)',
-  });
+  .regex(FIELD_NAME_PATTERN, { message: FIELD_NAME_RULE });
 
 export const formFieldSchema = z
   .strictObject({
     name: fieldName,
-    label: z.string().trim().min(1).max(200).optional(),
+    label: z.string().trim().min(1).max(MAX_FIELD_TEXT).optional(),
     type: z
       .enum(FIELD_TYPES, { message: `field type must be one of: ${FIELD_TYPES.join(', ')}` })
       .default('text'),
     required: z.boolean({ message: 'required must be true or false' }).default(false),
-    options: z.array(z.string().trim().min(1).max(200)).min(1).max(100).optional(),
+    options: z
+      .array(z.string().trim().min(1).max(MAX_FIELD_TEXT))
+      .min(1)
+      .max(MAX_FIELD_OPTIONS)
+      .optional(),
   })
   .refine((f) => f.type !== 'select' || f.options !== undefined, {
     message: 'a select field needs options',
@@ -70,7 +77,7 @@ const formName = z
   .string({ message: 'name is required' })
   .trim()
   .min(1, { message: 'name is required' })
-  .max(200, { message: 'name must be at most 200 characters' });
+  .max(MAX_FORM_NAME, { message: `name must be at most ${MAX_FORM_NAME} characters` });
 const enabled = z.boolean({ message: 'enabled must be true or false' });
 
 export const createFormSchema = z.strictObject({

@@ -56,6 +56,11 @@ export function ContactDetail() {
       <p>
         <Link to={`/activities?contact_id=${encodeURIComponent(contactId)}`}>Its activities</Link>
       </p>
+      <p>
+        <Link to={`/conversations?contact_id=${encodeURIComponent(contactId)}`}>
+          Its conversations
+        </Link>
+      </p>
       <Link to="/contacts">Close</Link>
     </aside>
   );

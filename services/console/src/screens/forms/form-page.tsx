@@ -1,0 +1,192 @@
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { publicSubmitUrl, type WebForm } from '../../api/forms';
+import { useMe } from '../../session/use-me';
+import { canManage } from '../../session/use-role';
+import { DataTable } from '../../ui/data-table';
+import { Problem } from '../../ui/problem';
+import { Empty, Loading } from '../../ui/states';
+import { embedSnippet } from './embed-snippet';
+import { submissionColumns } from './form-columns';
+import { useForm, useSubmissions } from './use-forms';
+
+/** /forms/:formId: the form, its public URL and embed snippet to copy, its submissions. */
+export function FormPage() {
+  const { formId = '' } = useParams();
+  const me = useMe();
+  const form = useForm(formId);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [formId]);
+  const tenant = me.data?.selectedTenant;
+  return (
+    <section aria-labelledby="screen-title" className="form-page">
+      <p>
+        <Link to="/forms">Back to forms</Link>
+      </p>
+      <h1 id="screen-title" ref={heading} tabIndex={-1}>
+        {form.data?.name ?? 'Form'}
+      </h1>
+      {form.isPending ? (
+        <Loading what="the form" />
+      ) : form.isError ? (
+        <Problem error={form.error} onRetry={() => void form.refetch()} />
+      ) : (
+        <>
+          <dl className="facts">
+            <div>
+              <dt>Slug</dt>
+              <dd>
+                <code>{form.data.slug}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>State</dt>
+              <dd>{form.data.enabled ? 'Enabled' : 'Disabled (its URL answers 404)'}</dd>
+            </div>
+            <div>
+              <dt>Fields</dt>
+              <dd>
+                {form.data.fields.length === 0
+                  ? 'None besides email'
+                  : form.data.fields
+                      .map(
+                        (f) => `${f.label ?? f.name} (${f.type}${f.required ? ', required' : ''})`,
+                      )
+                      .join(', ')}
+              </dd>
+            </div>
+          </dl>
+          {canManage(tenant?.role) && (
+            <p>
+              <Link to={`/forms/${form.data.id}/edit`} className="button-link">
+                Edit form
+              </Link>
+            </p>
+          )}
+          {tenant && <Embedding form={form.data} tenantSlug={tenant.slug} />}
+          <Submissions form={form.data} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The public URL and a copy-ready HTML form posting to it. */
+function Embedding({ form, tenantSlug }: { form: WebForm; tenantSlug: string }) {
+  const id = useId();
+  const url = publicSubmitUrl(window.location.origin, tenantSlug, form.slug);
+  const snippet = embedSnippet(url, form.slug, form.fields);
+  return (
+    <section aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Put it on a website</h2>
+      <CopyField label="Public submit URL" copy="Copy URL" value={url} />
+      <CopyField label="HTML embed snippet" copy="Copy snippet" value={snippet} multiline />
+    </section>
+  );
+}
+
+/**
+ * A read-only value and a Copy button (navigator.clipboard). Where the clipboard is refused
+ * (an insecure origin, a denied permission) the text is selected and the user is told to copy
+ * it with the keyboard.
+ */
+function CopyField({
+  label,
+  copy: copyText,
+  value,
+  multiline = false,
+}: {
+  label: string;
+  /** The button's text. */
+  copy: string;
+  value: string;
+  multiline?: boolean;
+}) {
+  const id = useId();
+  const box = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
+  const [said, setSaid] = useState('');
+  const copy = async () => {
+    try {
+      if (!navigator.clipboard) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(value);
+      setSaid(`${label} copied.`);
+    } catch {
+      box.current?.focus();
+      box.current?.select();
+      setSaid('Copying is not allowed here: the text is selected, press Ctrl+C (⌘C on a Mac).');
+    }
+  };
+  return (
+    <div className="field copy-field">
+      <label htmlFor={id}>{label}</label>
+      {multiline ? (
+        <textarea id={id} ref={box} readOnly value={value} rows={value.split('\n').length + 2} />
+      ) : (
+        <input id={id} ref={box} readOnly value={value} />
+      )}
+      <div>
+        <button type="button" onClick={() => void copy()} aria-describedby={`${id}-said`}>
+          {copyText}
+        </button>{' '}
+        <span id={`${id}-said`} role="status" className="muted">
+          {said}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function Submissions({ form }: { form: WebForm }) {
+  const id = useId();
+  const submissions = useSubmissions(form.id);
+  const columns = useMemo(() => submissionColumns(form.fields), [form.fields]);
+  const pages = submissions.data?.pages;
+  const rows = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
+  const total = pages?.[0]?.total ?? 0;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = submissions;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  return (
+    <section aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>Submissions</h2>
+      <p>
+        <button
+          type="button"
+          onClick={() => void submissions.refetch()}
+          disabled={submissions.isFetching}
+        >
+          Refresh submissions
+        </button>
+      </p>
+      <div aria-busy={submissions.isFetching}>
+        {submissions.isPending ? (
+          <Loading what="submissions" />
+        ) : submissions.isError ? (
+          <Problem error={submissions.error} onRetry={() => void submissions.refetch()} />
+        ) : rows.length === 0 ? (
+          <Empty>
+            <p>No submissions yet. They appear here once the form is posted from a website.</p>
+          </Empty>
+        ) : (
+          <>
+            <p role="status" className="muted">
+              {rows.length} of {total} submissions shown, newest first
+              {isFetchingNextPage ? ', loading more…' : ''}
+            </p>
+            <DataTable
+              label="Submissions list"
+              rows={rows}
+              columns={columns}
+              total={total}
+              sorting={[]}
+              onSortingChange={() => undefined}
+              hasMore={Boolean(hasNextPage)}
+              loadMore={loadMore}
+            />
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
