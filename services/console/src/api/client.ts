@@ -36,6 +36,59 @@ export async function api<T>(
   return body as T;
 }
 
+/**
+ * A file the API answers to a POST (an export): the same same-origin, cookie-carrying request,
+ * read as it streams in so the screen can say how much has arrived. A failure before the file
+ * starts is the usual JSON envelope, thrown as an ApiError; `name` is the Content-Disposition's.
+ */
+export async function downloadFile(
+  path: string,
+  body: unknown,
+  options: { signal?: AbortSignal; onBytes?: (received: number) => void } = {},
+): Promise<{ blob: Blob; name: string | null }> {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+  if (!response.ok) {
+    throw errorOf(response, await response.json().catch(() => undefined));
+  }
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let received = 0;
+  const reader = (response.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    received += value.byteLength;
+    options.onBytes?.(received);
+  }
+  const disposition = response.headers.get('Content-Disposition') ?? '';
+  return {
+    blob: new Blob(parts, { type: response.headers.get('Content-Type') ?? undefined }),
+    name: /filename="([^"]+)"/.exec(disposition)?.[1] ?? null,
+  };
+}
+
+/**
+ * Hands a file made or fetched in the page to the browser as a download. The object URL lives
+ * a minute: revoked at once, Chromium can lose the download it has not started writing yet.
+ */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 function errorOf(response: Response, body: unknown): ApiError {
   const envelope = (body ?? {}) as { error?: string; message?: string; code?: string };
   const retryAfter = Number(response.headers.get('Retry-After'));

@@ -1,6 +1,6 @@
 import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useMemo, useState } from 'react';
-import { Outlet } from 'react-router';
+import { Link, Outlet } from 'react-router';
 import type { LeadSortColumn } from '../../api/leads';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
@@ -37,7 +37,11 @@ export function LeadsScreen() {
 
   return (
     <section aria-labelledby="screen-title" className="leads">
-      <h1 id="screen-title">Leads</h1>
+      <div className="screen-heading">
+        <h1 id="screen-title">Leads</h1>
+        <Link to="/leads/import">Import leads</Link>
+        <Link to="/exports">Export leads</Link>
+      </div>
       <LeadFilters values={filters} onChange={setFilters} />
       <div className="leads-body">
         <div className="leads-list" aria-busy={leads.isFetching}>
@@ -50,7 +54,7 @@ export function LeadsScreen() {
               <p>
                 {filtered
                   ? 'No lead matches these filters.'
-                  : 'No leads yet. Import them with POST /api/v1/import/leads (see the API reference).'}
+                  : 'No leads yet. Import them from a CSV or XLSX file (Import leads), or with POST /api/v1/import/leads (see the API reference).'}
               </p>
             </Empty>
           ) : (
