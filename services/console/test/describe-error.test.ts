@@ -26,6 +26,18 @@ describe('what the console says when a call fails', () => {
     expect(describeError(new ApiError(400, 'VALIDATION_ERROR', 'Invalid email.'))).toBe(
       'Invalid email.',
     );
+    // A 400 whose title says little carries what was wrong in its detail.
+    expect(
+      describeError(
+        new ApiError(
+          400,
+          'VALIDATION_ERROR',
+          'Validation failed',
+          undefined,
+          'Invalid export request: columns.0: unknown column "x".',
+        ),
+      ),
+    ).toBe('Validation failed: Invalid export request: columns.0: unknown column "x".');
     expect(describeError(new TypeError('Failed to fetch'))).toBe(
       'Something went wrong. Check your connection.',
     );

@@ -214,6 +214,8 @@ describe('sending the rows in chunks', () => {
           throw new ApiError(
             400,
             'VALIDATION_ERROR',
+            'Validation failed',
+            undefined,
             'Invalid request body: leads.2.first_name: must not contain U+0000 (NUL)',
           );
         }
@@ -229,7 +231,7 @@ describe('sending the rows in chunks', () => {
       {
         line: 4,
         cells: ['lead2@x.test'],
-        error: 'Invalid request body: leads.2.first_name: must not contain U+0000 (NUL)',
+        error: 'Invalid request body: first_name: must not contain U+0000 (NUL)',
       },
     ]);
   });

@@ -10,6 +10,11 @@ export class ApiError extends Error {
     message: string,
     /** Seconds to wait before retrying (the Retry-After header of a 429), when given. */
     readonly retryAfterSeconds?: number,
+    /**
+     * The envelope's `message` when it says more than its `error` (a 400's "Validation failed"
+     * comes with `Invalid export request: columns.1: unknown column ...`).
+     */
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -92,11 +97,13 @@ export function saveBlob(blob: Blob, name: string): void {
 function errorOf(response: Response, body: unknown): ApiError {
   const envelope = (body ?? {}) as { error?: string; message?: string; code?: string };
   const retryAfter = Number(response.headers.get('Retry-After'));
+  const message = envelope.error ?? envelope.message ?? `The server answered ${response.status}`;
   return new ApiError(
     response.status,
     envelope.code ?? 'HTTP_ERROR',
-    envelope.error ?? envelope.message ?? `The server answered ${response.status}`,
+    message,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    envelope.message && envelope.message !== message ? envelope.message : undefined,
   );
 }
 

@@ -113,7 +113,8 @@ export async function runImport(start: ImportState, options: RunOptions): Promis
         }
         const position = rowNamedBy(error, leads.length);
         if (position === null) throw error;
-        reject(position, (error as ApiError).message);
+        // The position in the request means nothing in the file: the line says which row.
+        reject(position, textOf(error as ApiError).replace(/\bleads\.\d+\.?/, ''));
         leads.splice(position, 1);
         indexes.splice(position, 1);
       }
@@ -124,10 +125,12 @@ export async function runImport(start: ImportState, options: RunOptions): Promis
   return state;
 }
 
+const textOf = (error: ApiError) => error.detail ?? error.message;
+
 /** The row a whole-request 400 names (`Invalid request body: leads.3.email: ...`), if any. */
 function rowNamedBy(error: unknown, count: number): number | null {
   if (!(error instanceof ApiError) || error.status !== 400) return null;
-  const match = /\bleads\.(\d+)\b/.exec(error.message);
+  const match = /\bleads\.(\d+)\b/.exec(textOf(error));
   const position = match ? Number(match[1]) : NaN;
   return Number.isInteger(position) && position < count ? position : null;
 }
