@@ -1,5 +1,6 @@
 import {
   addMember,
+  addSessionCookies,
   buildConsoleIfMissing,
   createAccount,
   createTenant,
@@ -38,7 +39,7 @@ const database = testDb();
 let browser: Browser;
 let page: Page;
 let problems: string[] = [];
-const own = { email: '', tenantId: '' };
+const own = { email: '', tenantId: '', viewerEmail: '' };
 
 const HEADER = 'Email,First name,Last name,Phone,Status,Source,Company';
 const STATUSES = ['new', 'contacted', 'qualified'];
@@ -104,7 +105,9 @@ beforeAll(async () => {
   const tenant = await createTenant(database, 'Acme import console test');
   const user = await createAccount(database, 'console-import');
   await addMember(database, tenant.id, user.id, 'owner');
-  Object.assign(own, { email: user.email, tenantId: tenant.id });
+  const viewer = await createAccount(database, 'console-import-viewer');
+  await addMember(database, tenant.id, viewer.id, 'viewer');
+  Object.assign(own, { email: user.email, tenantId: tenant.id, viewerEmail: viewer.email });
   const otherTenant = await createTenant(database, 'Globex import console test');
   const otherUser = await createAccount(database, 'console-import-other');
   await addMember(database, otherTenant.id, otherUser.id, 'owner');
@@ -120,7 +123,9 @@ beforeAll(async () => {
   page = await context.newPage();
   // Signed out, the console's GET /api/auth/me is answered 401 (that is how it knows to show
   // sign-in); every other 4xx, 5xx or console error is a problem. A count of filters the user
-  // has since changed is cancelled on purpose.
+  // has since changed is cancelled on purpose, and Chromium may report an export's request as
+  // aborted when the download of the file read from it starts before it has marked the
+  // request finished (the file itself is read back whole below).
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
@@ -427,6 +432,50 @@ describe('the Exports screen', () => {
     expect(await refused.innerText()).toMatch(/assigned_to/);
     await page.getByLabel('Assigned to (user id)').fill('');
     await page.getByText('No deals match these filters').waitFor();
+  });
+});
+
+describe('a viewer', () => {
+  it('is told which role the import needs, imports nothing, and may still export', async () => {
+    const context = await browser.newContext({ baseURL: stack.url, acceptDownloads: true });
+    await addSessionCookies(context, await signIn(stack.gateway.app, own.viewerEmail), stack.url);
+    const viewerPage = await context.newPage();
+    const viewerProblems = watchForProblems(viewerPage, {
+      origin: stack.url,
+      allow: {
+        response: (url, status) =>
+          status === 403 && new URL(url).pathname === '/api/v1/import/leads',
+        // As above: the export's request, read to its end, may be reported aborted.
+        aborted: true,
+      },
+    });
+    await viewerPage.goto('/leads/import');
+    await viewerPage.getByLabel('CSV or XLSX file').setInputFiles({
+      name: 'viewer.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('email\nv1@viewer.test\nv2@viewer.test\n'),
+    });
+    await viewerPage.getByRole('button', { name: 'Import 2 rows' }).click();
+    const refused = viewerPage.getByRole('alert');
+    await refused.waitFor();
+    expect(await refused.innerText()).toMatch(
+      /^Viewers may only read\. Your role in this tenant does not allow this/,
+    );
+    expect(await viewerPage.getByRole('button', { name: 'Try again' }).count()).toBe(1);
+    expect(await leadEmails('viewer.test')).toEqual([]);
+
+    await viewerPage.goto('/exports');
+    await viewerPage.getByRole('radio', { name: 'PDF' }).check();
+    const [download] = await Promise.all([
+      viewerPage.waitForEvent('download'),
+      viewerPage.getByRole('button', { name: 'Download PDF' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^leads-[\d-]+\.pdf$/);
+    const pdf = await readFile((await download.path()) as string);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.subarray(-6).toString('latin1')).toMatch(/%%EOF\s*$/);
+    expect(viewerProblems).toEqual([]);
+    await context.close();
   });
 });
 
