@@ -4,7 +4,6 @@ import { ComingSoon } from './screens/coming-soon';
 import { Loading } from './ui/states';
 
 /** The screens that are not built yet: each says so, inside the same layout. */
-export const COMING = ['Exports'];
 
 /**
  * Each screen's code is loaded when it is first opened (the forms' validation and the table
@@ -40,6 +39,19 @@ export const router = createBrowserRouter([
               import('./screens/leads/lead-detail').then((m) => ({ Component: m.LeadDetail })),
           },
         ],
+      },
+      {
+        // A screen of its own, not the leads list's panel (a static segment outranks :leadId).
+        path: 'leads/import',
+        lazy: () =>
+          import('./screens/lead-import/lead-import-screen').then((m) => ({
+            Component: m.LeadImportScreen,
+          })),
+      },
+      {
+        path: 'exports',
+        lazy: () =>
+          import('./screens/exports/exports-screen').then((m) => ({ Component: m.ExportsScreen })),
       },
       {
         path: 'deals',
@@ -146,10 +158,6 @@ export const router = createBrowserRouter([
         lazy: () =>
           import('./screens/invitations').then((m) => ({ Component: m.InvitationsScreen })),
       },
-      ...COMING.map((name) => ({
-        path: name.toLowerCase(),
-        element: <ComingSoon name={name} />,
-      })),
       { path: '*', element: <ComingSoon name="This page" missing /> },
     ],
   },

@@ -26,6 +26,34 @@ describe('what the console says when a call fails', () => {
     expect(describeError(new ApiError(400, 'VALIDATION_ERROR', 'Invalid email.'))).toBe(
       'Invalid email.',
     );
+    // A 400 whose title says little carries what was wrong in its detail.
+    expect(
+      describeError(
+        new ApiError(
+          400,
+          'VALIDATION_ERROR',
+          'Validation failed',
+          undefined,
+          'Invalid export request: columns.0: unknown column "x".',
+        ),
+      ),
+    ).toBe('Validation failed: Invalid export request: columns.0: unknown column "x".');
+    expect(
+      describeError(
+        new ApiError(
+          503,
+          'SERVICE_UNAVAILABLE',
+          'Service unavailable',
+          5,
+          'Too many exports are running; try again in 5 seconds',
+        ),
+      ),
+    ).toBe('Service unavailable: Too many exports are running; try again in 5 seconds.');
+    expect(
+      describeError(
+        new ApiError(403, 'FORBIDDEN', 'Forbidden', undefined, 'Viewers may only read'),
+      ),
+    ).toMatch(/^Viewers may only read\. Your role/);
     expect(describeError(new TypeError('Failed to fetch'))).toBe(
       'Something went wrong. Check your connection.',
     );

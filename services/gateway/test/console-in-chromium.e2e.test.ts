@@ -223,16 +223,6 @@ describe('in the browser', () => {
     expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
-  it('says a screen that is not built yet is coming, in the same layout', async () => {
-    await page
-      .getByRole('navigation', { name: 'Main' })
-      .getByRole('link', { name: 'Exports' })
-      .click();
-    await page.getByRole('heading', { name: 'Exports', level: 1 }).waitFor();
-    expect(await page.getByRole('main').innerText()).toContain('is coming');
-    await saveScreenshot(page, 'console-coming-soon');
-  });
-
   it('accepts an invitation, then the tenant switcher shows the other tenant and only its leads', async () => {
     const invited = await sessionClient(stack.url, other.cookie).post('/api/auth/members', {
       email: owner.email,

@@ -11,10 +11,12 @@ export class ApiError extends Error {
     /** Seconds to wait before retrying (the Retry-After header of a 429), when given. */
     readonly retryAfterSeconds?: number,
     /**
-     * The envelope's sentence for people (`A lead with email … already exists`, `Invalid
-     * email`) and its validation issues, when given: what a form shows next to a field.
+     * The envelope's `message` when it says more than its `error` (a 400's "Validation failed"
+     * comes with `Invalid export request: columns.1: unknown column ...`; a 409's with `A lead
+     * with email … already exists`): what a form shows next to a field.
      */
     readonly detail?: string,
+    /** The envelope's validation issues, when given. */
     readonly issues: ReadonlyArray<{ path: string; message: string }> = [],
   ) {
     super(message);
@@ -42,6 +44,59 @@ export async function api<T>(
   return body as T;
 }
 
+/**
+ * A file the API answers to a POST (an export): the same same-origin, cookie-carrying request,
+ * read as it streams in so the screen can say how much has arrived. A failure before the file
+ * starts is the usual JSON envelope, thrown as an ApiError; `name` is the Content-Disposition's.
+ */
+export async function downloadFile(
+  path: string,
+  body: unknown,
+  options: { signal?: AbortSignal; onBytes?: (received: number) => void } = {},
+): Promise<{ blob: Blob; name: string | null }> {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+  if (!response.ok) {
+    throw errorOf(response, await response.json().catch(() => undefined));
+  }
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let received = 0;
+  const reader = (response.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    received += value.byteLength;
+    options.onBytes?.(received);
+  }
+  const disposition = response.headers.get('Content-Disposition') ?? '';
+  return {
+    blob: new Blob(parts, { type: response.headers.get('Content-Type') ?? undefined }),
+    name: /filename="([^"]+)"/.exec(disposition)?.[1] ?? null,
+  };
+}
+
+/**
+ * Hands a file made or fetched in the page to the browser as a download. The object URL lives
+ * a minute: revoked at once, Chromium can lose the download it has not started writing yet.
+ */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 function errorOf(response: Response, body: unknown): ApiError {
   const envelope = (body ?? {}) as {
     error?: string;
@@ -50,12 +105,13 @@ function errorOf(response: Response, body: unknown): ApiError {
     details?: { issues?: Array<{ path: string; message: string }> } | null;
   };
   const retryAfter = Number(response.headers.get('Retry-After'));
+  const message = envelope.error ?? envelope.message ?? `The server answered ${response.status}`;
   return new ApiError(
     response.status,
     envelope.code ?? 'HTTP_ERROR',
-    envelope.error ?? envelope.message ?? `The server answered ${response.status}`,
+    message,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
-    envelope.message,
+    envelope.message && envelope.message !== message ? envelope.message : undefined,
     Array.isArray(envelope.details?.issues) ? envelope.details.issues : [],
   );
 }

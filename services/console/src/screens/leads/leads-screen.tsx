@@ -46,6 +46,8 @@ export function LeadsScreen() {
             New lead
           </Link>
         )}
+        {canWrite && <Link to="/leads/import">Import leads</Link>}
+        <Link to="/exports">Export leads</Link>
       </div>
       <LeadFilters values={filters} onChange={setFilters} />
       <div className="leads-body">
@@ -59,7 +61,7 @@ export function LeadsScreen() {
               <p>
                 {filtered
                   ? 'No lead matches these filters.'
-                  : 'No leads yet. Add one with New lead, or import them with POST /api/v1/import/leads (see the API reference).'}
+                  : 'No leads yet. Add one with New lead, import them from a CSV or XLSX file (Import leads), or with POST /api/v1/import/leads (see the API reference).'}
               </p>
             </Empty>
           ) : (
