@@ -10,7 +10,7 @@ type Searchable = keyof typeof SEARCH_VIEWS;
 
 /**
  * The rows a list reads: the table itself, or, when it searches, the table's search view under
- * the table's name (the view's columns are the table's plus `search_text`; migration 0023 says
+ * the table's name (the view's columns are the table's plus `search_text`; migration 0024 says
  * why a search must go through it: under row-level security the trigram index is out of reach
  * of LIKE). Every other condition of the list is written against the table's name either way.
  */
