@@ -49,7 +49,8 @@ async function scans(run: (trx: never) => Promise<unknown>) {
     return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
   });
   return {
-    indexes: nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']),
+    // Each once: the capped count in the page's statement reads the page's index again.
+    indexes: [...new Set(nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']))],
     sorts: nodes.some((n) => /Sort/.test(n['Node Type'])),
     seqScan: nodes.some((n) => n['Node Type'] === 'Seq Scan'),
   };
@@ -62,6 +63,7 @@ const page = (sortBy: string, sortOrder: 'asc' | 'desc') => ({
   sortOrder,
 });
 const NO_RANGE = { from: undefined, to: undefined };
+const CURSORS = { secret: 'explain test cursor secret' };
 
 let tenantId: string;
 let conversationId: string;
@@ -135,7 +137,15 @@ describe('receiver record lists read their indexes', () => {
     async (_path, resource) => {
       for (const order of ['asc', 'desc'] as const) {
         const plan = await scans((trx) =>
-          listReceiverRecords(trx, tenantId, resource, page('created_at', order), {}, NO_RANGE),
+          listReceiverRecords(
+            trx,
+            tenantId,
+            resource,
+            page('created_at', order),
+            {},
+            NO_RANGE,
+            CURSORS,
+          ),
         );
         expect(plan).toEqual({
           indexes: [`${resource.table}_by_created`],
@@ -161,6 +171,7 @@ describe('receiver record lists read their indexes', () => {
           contact_id: contactId,
         },
         NO_RANGE,
+        CURSORS,
       ),
     );
     expect(plan).toEqual({ indexes: [index], sorts: false, seqScan: false });
@@ -171,7 +182,9 @@ describe('receiver record lists read their indexes', () => {
     ['last_message_at', 'chat_conversations_by_last_message'],
   ])('conversations by %s read %s in order, either way', async (sortBy, index) => {
     for (const order of ['asc', 'desc'] as const) {
-      const plan = await scans((trx) => listConversations(trx, tenantId, page(sortBy, order)));
+      const plan = await scans((trx) =>
+        listConversations(trx, tenantId, page(sortBy, order) as never, {}, CURSORS),
+      );
       expect(plan.indexes[0]).toBe(index);
       expect(plan).toMatchObject({ sorts: false, seqScan: false });
     }
@@ -180,7 +193,7 @@ describe('receiver record lists read their indexes', () => {
   it("a conversation's messages read chat_messages_by_conversation in sent_at order", async () => {
     for (const order of ['asc', 'desc'] as const) {
       const plan = await scans((trx) =>
-        listMessages(trx, tenantId, conversationId, page('sent_at', order)),
+        listMessages(trx, tenantId, conversationId, page('sent_at', order) as never, CURSORS),
       );
       expect(plan).toEqual({
         indexes: ['chat_messages_by_conversation'],

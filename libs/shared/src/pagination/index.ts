@@ -10,6 +10,7 @@ export { paginate, toPage, type Page } from './paginate';
 export {
   paginateByKeyset,
   parseCursorPageQuery,
+  listCursorBinding,
   cursorPageQuerySchema,
   COUNT_LIMIT,
   MAX_OFFSET,

@@ -53,6 +53,20 @@ export interface CursorBinding {
   filters: Record<string, unknown>;
 }
 
+/**
+ * The binding of one list's cursors: the scope is the list's name and the tenant, so a cursor
+ * of one list is refused by every other list (and by the same list of another tenant) as an
+ * altered one, whatever their sorts and filters have in common.
+ */
+export function listCursorBinding(
+  secret: string,
+  list: string,
+  tenantId: string,
+  filters: Record<string, unknown> = {},
+): CursorBinding {
+  return { secret, scope: `${list} ${tenantId}`, filters: { ...filters } };
+}
+
 interface CursorPayload {
   /** Sort column, order and the filters' hash the cursor was issued for. */
   s: string;
