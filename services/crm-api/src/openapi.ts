@@ -7,12 +7,11 @@ import {
   leadResultItemSchema,
   productChangeSchema,
 } from '@crm/records';
-import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema } from '@crm/shared/pagination';
 import {
   addOperation,
   idParam,
   cursorPaginated,
-  paginated,
   record,
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
@@ -153,12 +152,12 @@ function registerReceiverRecords(registry: OpenAPIRegistry): void {
         `column. Items leave out the stored provider body (${resource.detailColumns.join(', ')}); ` +
         'the detail has it.',
       auth: 'session',
-      query: pageQuerySchema({ sortable: RECEIVER_SORTABLE, defaultSortBy: 'created_at' })
+      query: cursorPageQuerySchema({ sortable: RECEIVER_SORTABLE, defaultSortBy: 'created_at' })
         .extend(resource.filters.shape)
         .extend(timeRangeFields),
       success: {
         description: `A page of ${resource.summary.split(' (')[0]}`,
-        bare: paginated(item),
+        bare: cursorPaginated(item),
       },
       errors: [400],
     });
@@ -222,11 +221,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       'migrate ingest. Newest first by default (`created_at`); `last_message_at` sorts by the ' +
       'latest message, conversations without one first when descending.',
     auth: 'session',
-    query: pageQuerySchema({
+    query: cursorPageQuerySchema({
       sortable: CONVERSATION_SORTABLE,
       defaultSortBy: 'created_at',
     }).extend(conversationFiltersSchema.shape),
-    success: { description: 'A page of conversations', bare: paginated(conversation) },
+    success: { description: 'A page of conversations', bare: cursorPaginated(conversation) },
     errors: [400],
   });
   addOperation(registry, {
@@ -246,12 +245,13 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: "A conversation's messages (paginated)",
     description:
       'By `sent_at`. The default `sortOrder=desc` makes page 1 the latest messages; within ' +
-      'every page the messages read oldest first, as in a chat. `sortOrder=asc` pages from the ' +
-      'first message. An unknown conversation is a 404.',
+      'every page the messages read oldest first, as in a chat; `nextCursor` leads on to the ' +
+      'older messages. `sortOrder=asc` pages from the first message. A cursor of another ' +
+      'conversation is a 400; an unknown conversation is a 404.',
     auth: 'session',
     params: idParam(),
-    query: pageQuerySchema({ sortable: MESSAGE_SORTABLE, defaultSortBy: 'sent_at' }),
-    success: { description: 'A page of messages', bare: paginated(chatMessage) },
+    query: cursorPageQuerySchema({ sortable: MESSAGE_SORTABLE, defaultSortBy: 'sent_at' }),
+    success: { description: 'A page of messages', bare: cursorPaginated(chatMessage) },
     errors: [400, 404],
   });
   addOperation(registry, {
@@ -516,10 +516,10 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/products',
     tag: 'Products',
-    summary: 'List products (paginated)',
+    summary: 'List products (paginated by page or cursor)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: PRODUCT_SORTABLE, defaultSortBy: 'created_at' }),
-    success: { description: 'A page of products', bare: paginated(product) },
+    query: cursorPageQuerySchema({ sortable: PRODUCT_SORTABLE, defaultSortBy: 'created_at' }),
+    success: { description: 'A page of products', bare: cursorPaginated(product) },
     errors: [400],
   });
   addOperation(registry, {
@@ -551,10 +551,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: 'Activities',
     summary: 'List activities (paginated, by lead, contact or deal)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: ACTIVITY_SORTABLE, defaultSortBy: 'occurred_at' }).extend(
-      activityFiltersSchema.shape,
-    ),
-    success: { description: 'A page of activities', bare: paginated(activity) },
+    query: cursorPageQuerySchema({
+      sortable: ACTIVITY_SORTABLE,
+      defaultSortBy: 'occurred_at',
+    }).extend(activityFiltersSchema.shape),
+    success: { description: 'A page of activities', bare: cursorPaginated(activity) },
     errors: [400],
   });
   addOperation(registry, {
@@ -607,10 +608,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: 'Forms',
     summary: 'List web forms',
     auth: 'session',
-    query: pageQuerySchema({ sortable: FORM_SORTABLE, defaultSortBy: 'created_at' }).extend(
+    query: cursorPageQuerySchema({ sortable: FORM_SORTABLE, defaultSortBy: 'created_at' }).extend(
       listFilters.shape,
     ),
-    success: { description: 'A page of forms', data: paginated(form) },
+    // The route answers the page itself, not inside the success envelope (docs/api.md).
+    success: { description: 'A page of forms', bare: cursorPaginated(form) },
     errors: [400],
   });
   addOperation(registry, {

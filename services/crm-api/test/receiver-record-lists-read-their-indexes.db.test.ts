@@ -75,14 +75,14 @@ const page = (sortBy: string, sortOrder: 'asc' | 'desc', cursor?: string) => ({
  * page's last row, that reads `index` in order; no row of the first page again.
  */
 async function expectCursorPageSeeks(
-  list: (trx: never, cursor?: string) => Promise<CursorPage<{ id: unknown }>>,
+  list: (trx: never, cursor?: string) => Promise<CursorPage<object>>,
   index: string,
   /** Indexes the page also reads, after the list's (a conversation's details, by its key). */
   also: string[] = [],
 ) {
   const first = await withTenant(database.db, tenantId, (trx) => list(trx as never));
   expect(typeof first.nextCursor).toBe('string');
-  let second: CursorPage<{ id: unknown }> | undefined;
+  let second: CursorPage<object> | undefined;
   const statement = await selectOf(async (trx) => {
     second = await list(trx, first.nextCursor as string);
   });
@@ -94,8 +94,9 @@ async function expectCursorPageSeeks(
   });
   expect(second?.page).toBe(2);
   expect(second?.items).toHaveLength(20);
-  const firstIds = new Set(first.items.map((row) => row.id));
-  expect(second?.items.some((row) => firstIds.has(row.id))).toBe(false);
+  const idOf = (row: object) => (row as { id: string }).id;
+  const firstIds = new Set(first.items.map(idOf));
+  expect(second?.items.some((row) => firstIds.has(idOf(row)))).toBe(false);
 }
 const NO_RANGE = { from: undefined, to: undefined };
 const CURSORS = { secret: 'explain test cursor secret' };
