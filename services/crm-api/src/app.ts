@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
         }),
       );
       app.use(leadRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
-      app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(dealRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(contactRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(productRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(activityRoutes(deps.db, deps.internalTokenSecret));

@@ -380,11 +380,24 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/deals',
     tag: 'Deals',
-    summary: 'List deals',
-    description: 'Answers the legacy shape `{ deals: [...] }` (specified for this older route).',
+    summary: 'List deals (newest first; limit and cursor)',
+    description:
+      'Answers the legacy shape `{ deals: [...] }` (specified for this older route) and ' +
+      '`nextCursor`: pass it as `cursor` (with the same `stage` and `assigned_to`) for the deals ' +
+      'after these; null when there are no more. No page number and no count. A cursor sent ' +
+      'with other filters, altered, or of another tenant or list is a 400 VALIDATION_ERROR.',
     auth: 'session',
     query: listQuery,
-    success: { description: 'The deals', bare: z.object({ deals: z.array(deal) }) },
+    success: {
+      description: 'The deals',
+      bare: z.object({
+        deals: z.array(deal),
+        nextCursor: z
+          .string()
+          .nullable()
+          .meta({ description: 'Pass as cursor for the deals after these; null when no more' }),
+      }),
+    },
     errors: [400],
   });
   addOperation(registry, {

@@ -3,6 +3,7 @@ import type { CursorPage } from '@crm/shared/pagination';
 import { withSystemScope, withTenant, type Database } from '@crm/shared/db';
 import { createTenant, testDb } from '@crm/test-kit';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { listDeals } from '../src/deals/deals.repository';
 import { listForms } from '../src/forms/forms.repository';
 import { listReceiverRecords } from '../src/receiver-records/receiver-records.repository';
 import { RECEIVER_RESOURCES } from '../src/receiver-records/receiver-records.schema';
@@ -161,6 +162,9 @@ beforeAll(async () => {
     await sql`INSERT INTO chat_messages (tenant_id, conversation_id, external_id, direction, sent_at)
       SELECT ${t}, ${conversationId}, ${`${tenantId}-`} || g, 'inbound', ${at}
       FROM generate_series(1, ${n}) g`.execute(trx);
+    await sql`INSERT INTO crm_deals (tenant_id, title, stage, created_at)
+      SELECT ${t}, 'Deal ' || g, (ARRAY['lead', 'qualified', 'won'])[g % 3 + 1], ${at}
+      FROM generate_series(1, ${n}) g`.execute(trx);
     await sql`INSERT INTO crm_web_forms (tenant_id, slug, name, created_at, updated_at)
       SELECT ${t}, 'form-' || g, 'Form ' || g, ${at}, ${at} FROM generate_series(1, ${n}) g`.execute(
       trx,
@@ -168,7 +172,7 @@ beforeAll(async () => {
   });
   await sql`ANALYZE commerce_orders, payment_events, call_logs, email_messages, email_opens,
     email_clicks, email_replies, network_events, chat_conversations, chat_conversation_details,
-    chat_messages, crm_web_forms`.execute(database.db);
+    chat_messages, crm_web_forms, crm_deals`.execute(database.db);
 }, 120_000);
 
 describe('receiver record lists read their indexes', () => {
@@ -319,4 +323,28 @@ describe('receiver record lists read their indexes', () => {
       expect(plan).toMatchObject({ indexes: ['crm_web_forms_tenant_id_slug_key'], seqScan: false });
     }
   });
+  it.each([
+    [{}, 'crm_deals_by_created_at'],
+    [{ stage: 'won' as const }, 'crm_deals_by_stage'],
+  ])(
+    'deals filtered by %j read %s newest first, and so does the slice after a cursor',
+    async (filters, index) => {
+      const list = (trx: never, cursor?: string) =>
+        listDeals(trx, tenantId, { limit: 100, ...filters, cursor }, CURSORS);
+      expect(await scans((trx) => list(trx))).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+      const first = await withTenant(database.db, tenantId, (trx) => list(trx as never));
+      expect(first.items).toHaveLength(100);
+      const statement = await selectOf((trx) => list(trx, first.nextCursor as string));
+      expect(statement.sql).toMatch(/\) < \(CAST\(/);
+      expect(await scansOfStatement(statement)).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+    },
+  );
 });

@@ -94,6 +94,10 @@ async function seed(session: Session): Promise<Seeded> {
         VALUES (${t}, ${`${t}-acct`}) RETURNING id)
       INSERT INTO network_events (tenant_id, account_id, kind, event_type, payload, created_at)
       SELECT ${t}, a.id, 'network_profile_viewed', 'view', '{}', ${at} FROM a, ${g}`.execute(trx);
+    // Three won (the stage filter), the rest qualified.
+    await sql`INSERT INTO crm_deals (tenant_id, title, stage, created_at)
+      SELECT ${t}, 'Deal ' || g, CASE WHEN g <= 3 THEN 'won' ELSE 'qualified' END, ${at}
+      FROM ${g}`.execute(trx);
     // Names shared in threes, updated in the other order than created; three disabled.
     await sql`INSERT INTO crm_web_forms (tenant_id, slug, name, enabled, created_at, updated_at)
       SELECT ${t}, 'form-' || g, 'Form ' || (g % 3), g > 3, ${at},
@@ -230,4 +234,86 @@ describe('GET /api/crm/forms by cursor', () => {
       filter: { query: 'enabled=false', rows: 3 },
     }),
   );
+});
+
+describe('GET /api/crm/deals by cursor (the { deals } list: limit and cursor, no page)', () => {
+  interface DealsBody {
+    deals: Array<{ id: string; stage: string; created_at: string }>;
+    nextCursor: string | null;
+  }
+  const deals = (cookie: string, query: string) =>
+    request(stack.url).get(`/api/crm/deals?${query}`).set('Cookie', cookie);
+
+  async function walk(cookie: string, query: string): Promise<DealsBody[]> {
+    const answers: DealsBody[] = [];
+    let res = await deals(cookie, query);
+    for (;;) {
+      expect(res.status).toBe(200);
+      answers.push(res.body as DealsBody);
+      const next = (res.body as DealsBody).nextCursor;
+      if (!next) return answers;
+      expect(answers.length).toBeLessThanOrEqual(ROWS);
+      res = await deals(cookie, `${query}&cursor=${encodeURIComponent(next)}`);
+    }
+  }
+
+  it('walking nextCursor yields every deal once, newest first, as one big answer', async () => {
+    const whole = (await deals(owner.session.cookie, 'limit=100')).body as DealsBody;
+    expect(Object.keys(whole).sort()).toEqual(['deals', 'nextCursor']);
+    expect(whole.deals).toHaveLength(ROWS);
+    expect(whole.nextCursor).toBeNull();
+    const answers = await walk(owner.session.cookie, 'limit=3');
+    expect(answers.map((a) => a.deals.length)).toEqual([3, 3, 2]);
+    const walked = answers.flatMap((a) => a.deals.map((d) => d.id));
+    expect(new Set(walked).size).toBe(ROWS);
+    expect(walked).toEqual(whole.deals.map((d) => d.id));
+    const times = whole.deals.map((d) => d.created_at);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+
+  it('a cursor keeps its stage; sent with another stage it is a 400 saying so', async () => {
+    const answers = await walk(owner.session.cookie, 'stage=won&limit=2');
+    const walked = answers.flatMap((a) => a.deals);
+    expect(walked).toHaveLength(3);
+    expect(walked.every((d) => d.stage === 'won')).toBe(true);
+    const refused = await deals(
+      owner.session.cookie,
+      `stage=qualified&limit=2&cursor=${encodeURIComponent(answers[0].nextCursor as string)}`,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: CURSOR_REFUSALS.otherList,
+    });
+  });
+
+  it("an altered cursor, another tenant's or another list's is a 400 saying so", async () => {
+    const mine = (await deals(owner.session.cookie, 'limit=3')).body as DealsBody;
+    const theirs = (await deals(other.session.cookie, 'limit=3')).body as DealsBody;
+    const products = await request(stack.url)
+      .get('/api/crm/products?sortBy=created_at&sortOrder=desc&pageSize=1')
+      .set('Cookie', owner.session.cookie);
+    const [body, signature] = (mine.nextCursor as string).split('.');
+    for (const bad of [
+      `${body}.${signature.slice(1)}`,
+      'not-a-cursor',
+      theirs.nextCursor as string,
+      products.body.nextCursor as string,
+    ]) {
+      const res = await deals(owner.session.cookie, `limit=3&cursor=${encodeURIComponent(bad)}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: CURSOR_REFUSALS.altered,
+      });
+    }
+  });
+
+  it("another tenant's deals never show", async () => {
+    const mine = (await walk(owner.session.cookie, 'limit=3')).flatMap((a) => a.deals);
+    const theirs = (await walk(other.session.cookie, 'limit=3')).flatMap((a) => a.deals);
+    const mineIds = new Set(mine.map((d) => d.id));
+    expect(theirs).toHaveLength(ROWS);
+    expect(theirs.filter((d) => mineIds.has(d.id))).toEqual([]);
+  });
 });

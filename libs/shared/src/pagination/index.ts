@@ -9,6 +9,7 @@ export {
 export { paginate, toPage, type Page } from './paginate';
 export {
   paginateByKeyset,
+  sliceByKeyset,
   parseCursorPageQuery,
   listCursorBinding,
   cursorPageQuerySchema,
@@ -16,6 +17,7 @@ export {
   MAX_OFFSET,
   type CursorPage,
   type CursorPageQuery,
+  type CursorSliceQuery,
   type CursorBinding,
   type SortKey,
 } from './keyset';

@@ -38,8 +38,15 @@ async function checkReferences(
   }
 }
 
-/** /api/crm/deals: list (the specified legacy `{ deals }`), create, read, update, delete. */
-export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+/**
+ * /api/crm/deals: list (the specified legacy `{ deals }`, with `nextCursor` for the deals after
+ * them), create, read, update, delete. `cursorSecret` signs the list's cursors.
+ */
+export function dealRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/crm/deals', jsonBody(bodyLimitBytes));
 
@@ -47,11 +54,18 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
     const { tenantId } = identityOf(req);
     const query = validate(
       listQuery,
-      { stage: req.query.stage, assigned_to: req.query.assigned_to, limit: req.query.limit },
+      {
+        stage: req.query.stage,
+        assigned_to: req.query.assigned_to,
+        limit: req.query.limit,
+        cursor: req.query.cursor,
+      },
       'query',
     );
-    const deals = await withTenant(db, tenantId, (trx) => listDeals(trx, tenantId, query));
-    res.json({ deals });
+    const { items, nextCursor } = await withTenant(db, tenantId, (trx) =>
+      listDeals(trx, tenantId, query, { secret: cursorSecret }),
+    );
+    res.json({ deals: items, nextCursor });
   });
 
   router.post('/api/crm/deals', async (req, res) => {
