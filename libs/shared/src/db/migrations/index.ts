@@ -21,7 +21,7 @@ import * as contact_and_activity_list_indexes from './0019_contact_and_activity_
 import * as migration_records_by_record from './0020_migration_records_by_record';
 import * as timeline_indexes from './0021_timeline_indexes';
 import * as receiver_record_list_indexes from './0022_receiver_record_list_indexes';
-import * as form_and_deal_list_indexes from './0023_form_and_deal_list_indexes';
+import * as cursor_list_indexes from './0023_cursor_list_indexes';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -50,7 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0020_migration_records_by_record': migration_records_by_record,
   '0021_timeline_indexes': timeline_indexes,
   '0022_receiver_record_list_indexes': receiver_record_list_indexes,
-  '0023_form_and_deal_list_indexes': form_and_deal_list_indexes,
+  '0023_cursor_list_indexes': cursor_list_indexes,
 };
 
 export { enableTenantRls } from './tenant-rls';
