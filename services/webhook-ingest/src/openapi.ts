@@ -2,11 +2,12 @@ import { PAYMENT_PROVIDERS } from '@crm/shared/db';
 import {
   addOperation,
   idParam,
+  cursorPaginated,
   paginated,
   record,
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
-import { pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
 import { z, type ZodType } from 'zod';
 import { SORTABLE as inboundEventSorts } from './integrations/inbound-events.repository';
 import { filtersSchema as inboundEventFilters } from './integrations/inbound-events.schema';
@@ -39,6 +40,8 @@ interface Resource {
   name: string;
   /** The list's sorts (its repository's), the first the default. */
   sortable: readonly [string, ...string[]];
+  /** Whether the list also pages by cursor (a CursorPage). */
+  cursor?: boolean;
   create?: { schema: ZodType; example: unknown };
   change?: { schema: ZodType; example: unknown };
   filters?: z.ZodObject;
@@ -108,6 +111,7 @@ const RESOURCES: Resource[] = [
     path: '/api/integrations/inbound-events',
     name: 'inbound event',
     sortable: inboundEventSorts,
+    cursor: true,
     filters: inboundEventFilters,
   },
 ];
@@ -132,12 +136,15 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       tag: TAG,
       summary: `List ${resource.name}s`,
       auth: 'session',
-      query: pageQuerySchema({
+      query: (resource.cursor ? cursorPageQuerySchema : pageQuerySchema)({
         sortable: resource.sortable,
         defaultSortBy: resource.sortable[0],
       }).extend(resource.filters?.shape ?? {}),
       // The page itself, not inside the success envelope: what the route answers (docs/api.md).
-      success: { description: `A page of ${resource.name}s`, bare: paginated(item) },
+      success: {
+        description: `A page of ${resource.name}s`,
+        bare: (resource.cursor ? cursorPaginated : paginated)(item),
+      },
       errors: [400],
     });
     addOperation(registry, {

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Indexes for the form, deal, workflow and run lists, which page by keyset like the others: the
+ * Indexes for the form, deal, workflow, run and inbound event lists, which page by keyset like
+ * the others: the
  * shared page helper orders by the sort column and then `id`, both in the requested direction,
  * so each offered sort has a `(tenant_id, column, id)` index read forwards or backwards with no
  * sort step, and a cursor's `(column, id) > (last value, last id)` is one range of it.
@@ -15,7 +16,10 @@ import { sql, type Kysely } from 'kysely';
  *   one range too; they still serve those filters, so writes keep as many indexes as before;
  * - workflows sort by `created_at`, `updated_at` or `name` (the `created_at DESC, id` index is
  *   replaced by the ascending one), and a workflow's runs by `started_at`:
- *   workflow_runs_by_workflow becomes `(tenant_id, workflow_id, started_at, id)`.
+ *   workflow_runs_by_workflow becomes `(tenant_id, workflow_id, started_at, id)`;
+ * - the inbound delivery ledger lists by `received_at`: inbound_events_by_tenant becomes
+ *   `(tenant_id, received_at, id)` (its other sorts are withdrawn, not indexed: see
+ *   inbound-events.repository.ts).
  *
  * CREATE INDEX (not CONCURRENTLY: migrations run in a transaction) holds writes to the table
  * while it builds; a tenant has tens of forms and workflows and thousands of deals, so that is
@@ -32,11 +36,14 @@ const INDEXES = [
   ['automation_workflows_by_updated_at', 'automation_workflows', 'tenant_id, updated_at, id'],
   ['automation_workflows_by_name', 'automation_workflows', 'tenant_id, name, id'],
   ['workflow_runs_by_workflow', 'workflow_runs', 'tenant_id, workflow_id, started_at, id'],
+  ['inbound_events_by_tenant', 'inbound_events', 'tenant_id, received_at, id'],
 ] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`DROP INDEX crm_deals_by_created, crm_deals_by_stage, crm_deals_by_assignee,
-    automation_workflows_by_created, workflow_runs_by_workflow`.execute(db);
+    automation_workflows_by_created, workflow_runs_by_workflow, inbound_events_by_tenant`.execute(
+    db,
+  );
   for (const [name, table, columns] of INDEXES) {
     await sql`CREATE INDEX ${sql.id(name)} ON ${sql.table(table)} (${sql.raw(columns)})`.execute(
       db,
@@ -55,4 +62,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     ON automation_workflows (tenant_id, created_at DESC, id)`.execute(db);
   await sql`CREATE INDEX workflow_runs_by_workflow
     ON workflow_runs (tenant_id, workflow_id, started_at DESC, id)`.execute(db);
+  await sql`CREATE INDEX inbound_events_by_tenant
+    ON inbound_events (tenant_id, received_at DESC, id)`.execute(db);
 }
