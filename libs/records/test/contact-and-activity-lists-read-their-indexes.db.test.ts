@@ -85,6 +85,35 @@ async function scans(tenantId: string, run: (db: Kysely<Database>) => Promise<un
   return scansOf(await planOf(tenantId, await selectOf(tenantId, run)));
 }
 
+/**
+ * The second page of a list, by the first page's nextCursor: its one statement starts after the
+ * first page's last row (a row comparison), reads `index` with no sort, and shares no row with
+ * the first page.
+ */
+async function expectCursorPageSeeks<T extends { id: string }>(
+  list: (db: Kysely<Database>, cursor?: string) => Promise<CursorPage<T>>,
+  index: string,
+  options: { sorts?: boolean } = {},
+) {
+  const first = await records.asTenant(tenantId, (trx) => list(trx as never));
+  const cursor = first.nextCursor as string;
+  expect(typeof cursor).toBe('string');
+  let second: CursorPage<T> | undefined;
+  const statement = await selectOf(tenantId, async (trx) => {
+    second = await list(trx, cursor);
+  });
+  expect(statement.sql).toMatch(/\) [<>] \(CAST\(/);
+  expect(scansOf(await planOf(tenantId, statement))).toEqual({
+    indexes: [index],
+    sorts: options.sorts ?? false,
+    seqScan: false,
+  });
+  expect(second?.page).toBe(2);
+  expect(second?.items).toHaveLength(20);
+  const firstIds = new Set(first.items.map((row) => row.id));
+  expect(second?.items.some((row) => firstIds.has(row.id))).toBe(false);
+}
+
 const CURSORS = { secret: 'explain test cursor secret' };
 type ContactPage = CursorPage<Contact>;
 
@@ -105,6 +134,17 @@ beforeAll(async () => {
       SELECT ${tenantId}, 'user' || g || '@example.com', 'Name ' || g
       FROM generate_series(1, 3000) AS g`.execute(trx),
   );
+  // And products and activities (a tenth of them about one lead, contact and deal), so that a
+  // page of each is a real read and not the plan of an empty table.
+  await records.asTenant(tenantId, async (trx) => {
+    await sql`INSERT INTO crm_products (tenant_id, sku, name)
+      SELECT ${tenantId}, 'SKU-' || g, 'Product ' || g FROM generate_series(1, 3000) AS g`.execute(
+      trx,
+    );
+    await sql`INSERT INTO crm_activities (tenant_id, type, occurred_at)
+      SELECT ${tenantId}, 'note', now() - g * interval '1 minute'
+      FROM generate_series(1, 3000) AS g`.execute(trx);
+  });
   await sql`ANALYZE crm_contacts, crm_products, crm_activities`.execute(database.db);
 });
 
@@ -250,7 +290,7 @@ describe('index-backed lists', () => {
   ])('products sorted by %s read %s in order, either way', async (sortBy, index) => {
     for (const order of ['asc', 'desc'] as const) {
       const plan = await scans(tenantId, (trx) =>
-        listProducts(trx as never, tenantId, page(sortBy, order)),
+        listProducts(trx as never, tenantId, page(sortBy, order) as never, CURSORS),
       );
       // sku is unique: the id after it never reorders, but the planner does not know that.
       expect(plan).toMatchObject({ indexes: [index], seqScan: false });
@@ -265,10 +305,58 @@ describe('index-backed lists', () => {
     [{ deal_id: '00000000-0000-4000-8000-000000000001' }, 'crm_activities_by_deal'],
   ])('activities filtered by %j read %s in occurred_at order', async (filters, index) => {
     for (const order of ['asc', 'desc'] as const) {
-      const plan = await scans(tenantId, (trx) =>
-        listActivities(trx as never, tenantId, page('occurred_at', order), filters),
+      // Of a record with no activity: the empty page, then the count on its own.
+      const sent = await selectsOf(tenantId, (trx) =>
+        listActivities(
+          trx as never,
+          tenantId,
+          page('occurred_at', order) as never,
+          filters,
+          CURSORS,
+        ),
       );
-      expect(plan).toEqual({ indexes: [index], sorts: false, seqScan: false });
+      expect(sent.length).toBeGreaterThan(0);
+      for (const statement of sent) {
+        expect(scansOf(await planOf(tenantId, statement))).toEqual({
+          indexes: [index],
+          sorts: false,
+          seqScan: false,
+        });
+      }
+    }
+  });
+  it.each([
+    ['created_at', 'crm_products_by_created', false],
+    ['sku', 'crm_products_tenant_id_sku_key', true],
+  ] as const)(
+    'a cursor page of products by %s seeks in %s, either way',
+    async (sortBy, index, sorts) => {
+      for (const order of ['asc', 'desc'] as const) {
+        await expectCursorPageSeeks(
+          (trx, cursor) =>
+            listProducts(trx as never, tenantId, page(sortBy, order, cursor) as never, CURSORS),
+          index,
+          // sku is unique: its index has no id, so the page's tie-break is a sort of the rows of
+          // one sku (Incremental Sort), never of the tenant's products.
+          { sorts },
+        );
+      }
+    },
+  );
+
+  it('a cursor page of activities seeks in crm_activities_by_occurred, either way', async () => {
+    for (const order of ['asc', 'desc'] as const) {
+      await expectCursorPageSeeks(
+        (trx, cursor) =>
+          listActivities(
+            trx as never,
+            tenantId,
+            page('occurred_at', order, cursor) as never,
+            {},
+            CURSORS,
+          ),
+        'crm_activities_by_occurred',
+      );
     }
   });
 });

@@ -19,6 +19,8 @@ const records = recordsDb(database);
 afterAll(() => database.close());
 
 const PAGE = { page: 1, pageSize: 20, sortBy: 'created_at', sortOrder: 'asc' } as const;
+const MESSAGES_PAGE = { ...PAGE, sortBy: 'sent_at' } as const;
+const CURSORS = { secret: 'conversations test cursor secret' };
 
 describe('conversations', () => {
   it('upsert by (channel, external id), linked to the contact their email names; conversation.created once', async () => {
@@ -101,7 +103,9 @@ describe('conversations', () => {
       [true, false],
       [false, true],
     ]);
-    const page = await records.asTenant(tenantId, (trx) => listConversations(trx, tenantId, PAGE));
+    const page = await records.asTenant(tenantId, (trx) =>
+      listConversations(trx, tenantId, PAGE, {}, CURSORS),
+    );
     expect(page.items).toEqual([
       expect.objectContaining({
         id: receiverId,
@@ -188,7 +192,7 @@ describe('messages', () => {
       expect(await findConversation(trx, tenantId, conversation.id)).toMatchObject({
         last_message_at: new Date('2026-11-01T09:05:00Z'),
       });
-      const page = await listMessages(trx, tenantId, conversation.id, PAGE);
+      const page = await listMessages(trx, tenantId, conversation.id, MESSAGES_PAGE, CURSORS);
       expect(page.items.map((m) => m.external_id)).toEqual(['m-1']);
     });
   });
@@ -236,8 +240,10 @@ describe('messages', () => {
     );
     await records.asTenant(otherId, async (trx) => {
       expect(await findConversation(trx, tenantId, conversation.id)).toBeUndefined();
-      expect(await listConversations(trx, tenantId, PAGE)).toMatchObject({ total: 0 });
-      expect(await listMessages(trx, tenantId, conversation.id, PAGE)).toMatchObject({ total: 0 });
+      expect(await listConversations(trx, tenantId, PAGE, {}, CURSORS)).toMatchObject({ total: 0 });
+      expect(
+        await listMessages(trx, tenantId, conversation.id, MESSAGES_PAGE, CURSORS),
+      ).toMatchObject({ total: 0 });
       // Its own message with the same ids names no conversation of its own.
       const result = await ingestMessages(trx, otherId, [
         { conversation_external_id: 'conv-1', external_id: 'm-1' },

@@ -46,3 +46,9 @@ export {
   signInThroughConsole,
   type ExpectedFailures,
 } from './browser';
+export {
+  itKeepsTheCursorContract,
+  CURSOR_REFUSALS,
+  type CursorListContract,
+  type CursorPageBody,
+} from './cursor-list';

@@ -31,9 +31,10 @@ export function createApp(deps: AppDeps, config: Config): Express {
         workflowRoutes(deps.db, secretBoxFor(config, deps), {
           bodyLimitBytes: deps.bodyLimitBytes,
           allowPrivateNetworks: config.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
+          cursorSecret: deps.internalTokenSecret,
         }),
       );
-      app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes));
+      app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes, deps.internalTokenSecret));
     },
   });
 }

@@ -50,7 +50,8 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: "List the tenant's workflows (page helper)",
     auth: 'session',
     query: workflowPageQuery,
-    success: { description: 'One page of workflows', data: workflowPageSchema },
+    // The page itself, not inside the success envelope: what the route answers (docs/api.md).
+    success: { description: 'One page of workflows', bare: workflowPageSchema },
     errors: [400],
   });
   addOperation(registry, {
@@ -126,7 +127,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     auth: 'session',
     params: idParam(),
     query: runPageQuery,
-    success: { description: 'One page of runs', data: runPageSchema },
+    success: { description: 'One page of runs', bare: runPageSchema },
     errors: [400, 404],
   });
   addOperation(registry, {

@@ -42,13 +42,13 @@ export function createApp(deps: AppDeps, config: Config): Express {
         }),
       );
       app.use(leadRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
-      app.use(dealRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(dealRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
       app.use(contactRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
-      app.use(productRoutes(deps.db, deps.bodyLimitBytes));
-      app.use(activityRoutes(deps.db));
+      app.use(productRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
+      app.use(activityRoutes(deps.db, deps.internalTokenSecret));
       // What the receivers and MCP store, read: conversations, orders, payments, calls, ...
-      app.use(conversationRoutes(deps.db));
-      app.use(receiverRecordRoutes(deps.db));
+      app.use(conversationRoutes(deps.db, deps.internalTokenSecret));
+      app.use(receiverRecordRoutes(deps.db, deps.internalTokenSecret));
       app.use(timelineRoutes(deps.db));
       // A POST that only reads: forbidViewerWrites() lets viewers through (READ_ONLY_POST_PATHS).
       app.use(
@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
           maxConcurrent: config.EXPORT_MAX_CONCURRENT,
         }),
       );
-      app.use(formRoutes(deps.db, deps.bodyLimitBytes));
+      app.use(formRoutes(deps.db, deps.bodyLimitBytes, deps.internalTokenSecret));
     },
   });
 }

@@ -163,12 +163,12 @@ function registerReceiverRecords(registry: OpenAPIRegistry): void {
         `column. Items leave out the stored provider body (${resource.detailColumns.join(', ')}); ` +
         'the detail has it.',
       auth: 'session',
-      query: pageQuerySchema({ sortable: RECEIVER_SORTABLE, defaultSortBy: 'created_at' })
+      query: cursorPageQuerySchema({ sortable: RECEIVER_SORTABLE, defaultSortBy: 'created_at' })
         .extend(resource.filters.shape)
         .extend(timeRangeFields),
       success: {
         description: `A page of ${resource.summary.split(' (')[0]}`,
-        bare: paginated(item),
+        bare: cursorPaginated(item),
       },
       errors: [400],
     });
@@ -232,11 +232,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       'migrate ingest. Newest first by default (`created_at`); `last_message_at` sorts by the ' +
       'latest message, conversations without one first when descending.',
     auth: 'session',
-    query: pageQuerySchema({
+    query: cursorPageQuerySchema({
       sortable: CONVERSATION_SORTABLE,
       defaultSortBy: 'created_at',
     }).extend(conversationFiltersSchema.shape),
-    success: { description: 'A page of conversations', bare: paginated(conversation) },
+    success: { description: 'A page of conversations', bare: cursorPaginated(conversation) },
     errors: [400],
   });
   addOperation(registry, {
@@ -256,12 +256,13 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: "A conversation's messages (paginated)",
     description:
       'By `sent_at`. The default `sortOrder=desc` makes page 1 the latest messages; within ' +
-      'every page the messages read oldest first, as in a chat. `sortOrder=asc` pages from the ' +
-      'first message. An unknown conversation is a 404.',
+      'every page the messages read oldest first, as in a chat; `nextCursor` leads on to the ' +
+      'older messages. `sortOrder=asc` pages from the first message. A cursor of another ' +
+      'conversation is a 400; an unknown conversation is a 404.',
     auth: 'session',
     params: idParam(),
-    query: pageQuerySchema({ sortable: MESSAGE_SORTABLE, defaultSortBy: 'sent_at' }),
-    success: { description: 'A page of messages', bare: paginated(chatMessage) },
+    query: cursorPageQuerySchema({ sortable: MESSAGE_SORTABLE, defaultSortBy: 'sent_at' }),
+    success: { description: 'A page of messages', bare: cursorPaginated(chatMessage) },
     errors: [400, 404],
   });
   addOperation(registry, {
@@ -390,11 +391,24 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/deals',
     tag: 'Deals',
-    summary: 'List deals',
-    description: 'Answers the legacy shape `{ deals: [...] }` (specified for this older route).',
+    summary: 'List deals (newest first; limit and cursor)',
+    description:
+      'Answers the legacy shape `{ deals: [...] }` (specified for this older route) and ' +
+      '`nextCursor`: pass it as `cursor` (with the same `stage` and `assigned_to`) for the deals ' +
+      'after these; null when there are no more. No page number and no count. A cursor sent ' +
+      'with other filters, altered, or of another tenant or list is a 400 VALIDATION_ERROR.',
     auth: 'session',
     query: listQuery,
-    success: { description: 'The deals', bare: z.object({ deals: z.array(deal) }) },
+    success: {
+      description: 'The deals',
+      bare: z.object({
+        deals: z.array(deal),
+        nextCursor: z
+          .string()
+          .nullable()
+          .meta({ description: 'Pass as cursor for the deals after these; null when no more' }),
+      }),
+    },
     errors: [400],
   });
   addOperation(registry, {
@@ -526,10 +540,10 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/crm/products',
     tag: 'Products',
-    summary: 'List products (paginated)',
+    summary: 'List products (paginated by page or cursor)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: PRODUCT_SORTABLE, defaultSortBy: 'created_at' }),
-    success: { description: 'A page of products', bare: paginated(product) },
+    query: cursorPageQuerySchema({ sortable: PRODUCT_SORTABLE, defaultSortBy: 'created_at' }),
+    success: { description: 'A page of products', bare: cursorPaginated(product) },
     errors: [400],
   });
   addOperation(registry, {
@@ -561,10 +575,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: 'Activities',
     summary: 'List activities (paginated, by lead, contact or deal)',
     auth: 'session',
-    query: pageQuerySchema({ sortable: ACTIVITY_SORTABLE, defaultSortBy: 'occurred_at' }).extend(
-      activityFiltersSchema.shape,
-    ),
-    success: { description: 'A page of activities', bare: paginated(activity) },
+    query: cursorPageQuerySchema({
+      sortable: ACTIVITY_SORTABLE,
+      defaultSortBy: 'occurred_at',
+    }).extend(activityFiltersSchema.shape),
+    success: { description: 'A page of activities', bare: cursorPaginated(activity) },
     errors: [400],
   });
   addOperation(registry, {
@@ -617,10 +632,11 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: 'Forms',
     summary: 'List web forms',
     auth: 'session',
-    query: pageQuerySchema({ sortable: FORM_SORTABLE, defaultSortBy: 'created_at' }).extend(
+    query: cursorPageQuerySchema({ sortable: FORM_SORTABLE, defaultSortBy: 'created_at' }).extend(
       listFilters.shape,
     ),
-    success: { description: 'A page of forms', data: paginated(form) },
+    // The route answers the page itself, not inside the success envelope (docs/api.md).
+    success: { description: 'A page of forms', bare: cursorPaginated(form) },
     errors: [400],
   });
   addOperation(registry, {

@@ -243,9 +243,11 @@ describe('GET /api/crm/forms', () => {
     expect(res.body).toEqual({
       items: expect.any(Array),
       total: 3,
+      totalExact: true,
       page: 1,
       pageSize: 20,
       totalPages: 1,
+      nextCursor: null,
     });
     expect(res.body.items.map((f: { slug: string }) => f.slug)).toEqual([
       'charlie',

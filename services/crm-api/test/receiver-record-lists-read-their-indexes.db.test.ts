@@ -1,14 +1,18 @@
 import { listConversations, listMessages } from '@crm/records';
+import type { CursorPage } from '@crm/shared/pagination';
 import { withSystemScope, withTenant, type Database } from '@crm/shared/db';
 import { createTenant, testDb } from '@crm/test-kit';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { listDeals } from '../src/deals/deals.repository';
+import { listForms } from '../src/forms/forms.repository';
 import { listReceiverRecords } from '../src/receiver-records/receiver-records.repository';
 import { RECEIVER_RESOURCES } from '../src/receiver-records/receiver-records.schema';
 
 /**
- * Database tier: the first page of every receiver record list, of the conversation list and of
- * a conversation's messages is read in order from its (tenant_id, column, id) index (no Sort
- * node, no sequential scan), on tables of 20,000 rows. Sequential and bitmap scans are switched
+ * Database tier: the first page of every receiver record list, of the conversation list, of
+ * a conversation's messages and of the form list is read in order from its (tenant_id, column,
+ * id) index (no Sort node, no sequential scan), on tables of 20,000 rows, and so is a page by
+ * cursor: one range of that index, after the last row of the page before. Sequential and bitmap scans are switched
  * off for the EXPLAIN, as in libs/records' list index test: the question is whether an index
  * gives the order.
  */
@@ -39,7 +43,10 @@ async function selectOf(run: (trx: never) => Promise<unknown>): Promise<Compiled
 }
 
 async function scans(run: (trx: never) => Promise<unknown>) {
-  const query = await selectOf(run);
+  return scansOfStatement(await selectOf(run));
+}
+
+async function scansOfStatement(query: CompiledQuery) {
   const nodes = await withTenant(database.db, tenantId, async (trx) => {
     await sql`SET LOCAL enable_seqscan = off`.execute(trx);
     await sql`SET LOCAL enable_bitmapscan = off`.execute(trx);
@@ -49,19 +56,51 @@ async function scans(run: (trx: never) => Promise<unknown>) {
     return nodesOf(rows[0]['QUERY PLAN'][0].Plan);
   });
   return {
-    indexes: nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']),
+    // Each once: the capped count in the page's statement reads the page's index again.
+    indexes: [...new Set(nodes.filter((n) => n['Index Name']).map((n) => n['Index Name']))],
     sorts: nodes.some((n) => /Sort/.test(n['Node Type'])),
     seqScan: nodes.some((n) => n['Node Type'] === 'Seq Scan'),
   };
 }
 
-const page = (sortBy: string, sortOrder: 'asc' | 'desc') => ({
+const page = (sortBy: string, sortOrder: 'asc' | 'desc', cursor?: string) => ({
   page: 1,
   pageSize: 20,
   sortBy,
   sortOrder,
+  cursor,
 });
+
+/**
+ * The page after the first by its nextCursor: one statement, a row comparison after the first
+ * page's last row, that reads `index` in order; no row of the first page again.
+ */
+async function expectCursorPageSeeks(
+  list: (trx: never, cursor?: string) => Promise<CursorPage<object>>,
+  index: string,
+  /** Indexes the page also reads, after the list's (a conversation's details, by its key). */
+  also: string[] = [],
+) {
+  const first = await withTenant(database.db, tenantId, (trx) => list(trx as never));
+  expect(typeof first.nextCursor).toBe('string');
+  let second: CursorPage<object> | undefined;
+  const statement = await selectOf(async (trx) => {
+    second = await list(trx, first.nextCursor as string);
+  });
+  expect(statement.sql).toMatch(/\) [<>] \(CAST\(/);
+  expect(await scansOfStatement(statement)).toEqual({
+    indexes: [index, ...also],
+    sorts: false,
+    seqScan: false,
+  });
+  expect(second?.page).toBe(2);
+  expect(second?.items).toHaveLength(20);
+  const idOf = (row: object) => (row as { id: string }).id;
+  const firstIds = new Set(first.items.map(idOf));
+  expect(second?.items.some((row) => firstIds.has(idOf(row)))).toBe(false);
+}
 const NO_RANGE = { from: undefined, to: undefined };
+const CURSORS = { secret: 'explain test cursor secret' };
 
 let tenantId: string;
 let conversationId: string;
@@ -123,10 +162,17 @@ beforeAll(async () => {
     await sql`INSERT INTO chat_messages (tenant_id, conversation_id, external_id, direction, sent_at)
       SELECT ${t}, ${conversationId}, ${`${tenantId}-`} || g, 'inbound', ${at}
       FROM generate_series(1, ${n}) g`.execute(trx);
+    await sql`INSERT INTO crm_deals (tenant_id, title, stage, created_at)
+      SELECT ${t}, 'Deal ' || g, (ARRAY['lead', 'qualified', 'won'])[g % 3 + 1], ${at}
+      FROM generate_series(1, ${n}) g`.execute(trx);
+    await sql`INSERT INTO crm_web_forms (tenant_id, slug, name, created_at, updated_at)
+      SELECT ${t}, 'form-' || g, 'Form ' || g, ${at}, ${at} FROM generate_series(1, ${n}) g`.execute(
+      trx,
+    );
   });
   await sql`ANALYZE commerce_orders, payment_events, call_logs, email_messages, email_opens,
     email_clicks, email_replies, network_events, chat_conversations, chat_conversation_details,
-    chat_messages`.execute(database.db);
+    chat_messages, crm_web_forms, crm_deals`.execute(database.db);
 }, 120_000);
 
 describe('receiver record lists read their indexes', () => {
@@ -135,7 +181,15 @@ describe('receiver record lists read their indexes', () => {
     async (_path, resource) => {
       for (const order of ['asc', 'desc'] as const) {
         const plan = await scans((trx) =>
-          listReceiverRecords(trx, tenantId, resource, page('created_at', order), {}, NO_RANGE),
+          listReceiverRecords(
+            trx,
+            tenantId,
+            resource,
+            page('created_at', order),
+            {},
+            NO_RANGE,
+            CURSORS,
+          ),
         );
         expect(plan).toEqual({
           indexes: [`${resource.table}_by_created`],
@@ -161,6 +215,7 @@ describe('receiver record lists read their indexes', () => {
           contact_id: contactId,
         },
         NO_RANGE,
+        CURSORS,
       ),
     );
     expect(plan).toEqual({ indexes: [index], sorts: false, seqScan: false });
@@ -171,7 +226,9 @@ describe('receiver record lists read their indexes', () => {
     ['last_message_at', 'chat_conversations_by_last_message'],
   ])('conversations by %s read %s in order, either way', async (sortBy, index) => {
     for (const order of ['asc', 'desc'] as const) {
-      const plan = await scans((trx) => listConversations(trx, tenantId, page(sortBy, order)));
+      const plan = await scans((trx) =>
+        listConversations(trx, tenantId, page(sortBy, order) as never, {}, CURSORS),
+      );
       expect(plan.indexes[0]).toBe(index);
       expect(plan).toMatchObject({ sorts: false, seqScan: false });
     }
@@ -180,7 +237,7 @@ describe('receiver record lists read their indexes', () => {
   it("a conversation's messages read chat_messages_by_conversation in sent_at order", async () => {
     for (const order of ['asc', 'desc'] as const) {
       const plan = await scans((trx) =>
-        listMessages(trx, tenantId, conversationId, page('sent_at', order)),
+        listMessages(trx, tenantId, conversationId, page('sent_at', order) as never, CURSORS),
       );
       expect(plan).toEqual({
         indexes: ['chat_messages_by_conversation'],
@@ -189,4 +246,105 @@ describe('receiver record lists read their indexes', () => {
       });
     }
   });
+  it.each(RECEIVER_RESOURCES.map((r) => [r.path, r] as const))(
+    'a cursor page of %s seeks in its _by_created index, either way',
+    async (_path, resource) => {
+      for (const order of ['asc', 'desc'] as const) {
+        await expectCursorPageSeeks(
+          (trx, cursor) =>
+            listReceiverRecords(
+              trx,
+              tenantId,
+              resource,
+              page('created_at', order, cursor),
+              {},
+              NO_RANGE,
+              CURSORS,
+            ),
+          `${resource.table}_by_created`,
+        );
+      }
+    },
+  );
+
+  it.each([
+    ['created_at', 'chat_conversations_by_created'],
+    ['last_message_at', 'chat_conversations_by_last_message'],
+  ])('a cursor page of conversations by %s seeks in %s, either way', async (sortBy, index) => {
+    for (const order of ['asc', 'desc'] as const) {
+      await expectCursorPageSeeks(
+        (trx, cursor) =>
+          listConversations(trx, tenantId, page(sortBy, order, cursor) as never, {}, CURSORS),
+        index,
+        ['chat_conversation_details_pkey'],
+      );
+    }
+  });
+
+  it("a cursor page of a conversation's messages seeks in chat_messages_by_conversation", async () => {
+    for (const order of ['asc', 'desc'] as const) {
+      await expectCursorPageSeeks(
+        (trx, cursor) =>
+          listMessages(
+            trx,
+            tenantId,
+            conversationId,
+            page('sent_at', order, cursor) as never,
+            CURSORS,
+          ),
+        'chat_messages_by_conversation',
+      );
+    }
+  });
+
+  it.each([
+    ['created_at', 'crm_web_forms_by_created'],
+    ['updated_at', 'crm_web_forms_by_updated'],
+    ['name', 'crm_web_forms_by_name'],
+  ])('forms by %s read %s in order, by page and by cursor, either way', async (sortBy, index) => {
+    for (const order of ['asc', 'desc'] as const) {
+      const list = (trx: never, cursor?: string) =>
+        listForms(trx, tenantId, page(sortBy, order, cursor) as never, {}, CURSORS);
+      expect(await scans((trx) => list(trx))).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+      await expectCursorPageSeeks(list, index);
+    }
+  });
+
+  it('forms by slug read their unique (tenant_id, slug) key', async () => {
+    for (const order of ['asc', 'desc'] as const) {
+      const plan = await scans((trx) =>
+        listForms(trx, tenantId, page('slug', order) as never, {}, CURSORS),
+      );
+      // slug is unique: the id after it never reorders, but the planner does not know that.
+      expect(plan).toMatchObject({ indexes: ['crm_web_forms_tenant_id_slug_key'], seqScan: false });
+    }
+  });
+  it.each([
+    [{}, 'crm_deals_by_created_at'],
+    [{ stage: 'won' as const }, 'crm_deals_by_stage'],
+  ])(
+    'deals filtered by %j read %s newest first, and so does the slice after a cursor',
+    async (filters, index) => {
+      const list = (trx: never, cursor?: string) =>
+        listDeals(trx, tenantId, { limit: 100, ...filters, cursor }, CURSORS);
+      expect(await scans((trx) => list(trx))).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+      const first = await withTenant(database.db, tenantId, (trx) => list(trx as never));
+      expect(first.items).toHaveLength(100);
+      const statement = await selectOf((trx) => list(trx, first.nextCursor as string));
+      expect(statement.sql).toMatch(/\) < \(CAST\(/);
+      expect(await scansOfStatement(statement)).toEqual({
+        indexes: [index],
+        sorts: false,
+        seqScan: false,
+      });
+    },
+  );
 });

@@ -21,6 +21,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     config,
     secrets: connectionSecretBox(config, deps),
     bodyLimitBytes: deps.bodyLimitBytes,
+    cursorSecret: deps.internalTokenSecret,
   };
   return createServiceApp({
     logger: deps.logger,

@@ -1,9 +1,21 @@
 import { PAYMENT_PROVIDERS } from '@crm/shared/db';
-import { addOperation, idParam, record, type OpenAPIRegistry } from '@crm/shared/openapi';
+import {
+  addOperation,
+  idParam,
+  cursorPaginated,
+  paginated,
+  record,
+  type OpenAPIRegistry,
+} from '@crm/shared/openapi';
+import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
 import { z, type ZodType } from 'zod';
+import { SORTABLE as inboundEventSorts } from './integrations/inbound-events.repository';
 import { filtersSchema as inboundEventFilters } from './integrations/inbound-events.schema';
+import { SORTABLE as messagingAccountSorts } from './integrations/messaging-accounts.repository';
 import { createSchema as messagingAccount } from './integrations/messaging-accounts.schema';
+import { SORTABLE as networkAccountSorts } from './integrations/network-accounts.repository';
 import { createSchema as networkAccount } from './integrations/network-accounts.schema';
+import { SORTABLE as paymentConnectionSorts } from './integrations/payment-connections.repository';
 import {
   createSchema as paymentConnection,
   filtersSchema as paymentFilters,
@@ -14,6 +26,8 @@ import {
   filtersSchema as storefrontFilters,
   updateSchema as storefrontChange,
 } from './integrations/storefront-connections.schema';
+import { SORTABLE as storefrontConnectionSorts } from './integrations/storefront-connections.repository';
+import { SORTABLE as telephonyNumberSorts } from './integrations/telephony-numbers.repository';
 import { createSchema as telephonyNumber } from './integrations/telephony-numbers.schema';
 
 /*
@@ -24,6 +38,10 @@ import { createSchema as telephonyNumber } from './integrations/telephony-number
 interface Resource {
   path: string;
   name: string;
+  /** The list's sorts (its repository's), the first the default. */
+  sortable: readonly [string, ...string[]];
+  /** Whether the list also pages by cursor (a CursorPage). */
+  cursor?: boolean;
   create?: { schema: ZodType; example: unknown };
   change?: { schema: ZodType; example: unknown };
   filters?: z.ZodObject;
@@ -33,6 +51,7 @@ interface Resource {
 const RESOURCES: Resource[] = [
   {
     path: '/api/integrations/network-accounts',
+    sortable: networkAccountSorts,
     name: 'network account',
     create: {
       schema: networkAccount,
@@ -41,6 +60,7 @@ const RESOURCES: Resource[] = [
   },
   {
     path: '/api/integrations/messaging-accounts',
+    sortable: messagingAccountSorts,
     name: 'messaging account',
     create: {
       schema: messagingAccount,
@@ -49,6 +69,7 @@ const RESOURCES: Resource[] = [
   },
   {
     path: '/api/integrations/telephony-numbers',
+    sortable: telephonyNumberSorts,
     name: 'telephony number',
     create: {
       schema: telephonyNumber,
@@ -57,6 +78,7 @@ const RESOURCES: Resource[] = [
   },
   {
     path: '/api/integrations/storefront-connections',
+    sortable: storefrontConnectionSorts,
     name: 'storefront connection',
     create: {
       schema: storefrontConnection,
@@ -72,6 +94,7 @@ const RESOURCES: Resource[] = [
   },
   {
     path: '/api/integrations/payment-connections',
+    sortable: paymentConnectionSorts,
     name: 'payment connection',
     create: {
       schema: paymentConnection,
@@ -84,7 +107,13 @@ const RESOURCES: Resource[] = [
     change: { schema: paymentChange, example: { webhookSecret: 'whsec_rotated-secret' } },
     filters: paymentFilters,
   },
-  { path: '/api/integrations/inbound-events', name: 'inbound event', filters: inboundEventFilters },
+  {
+    path: '/api/integrations/inbound-events',
+    name: 'inbound event',
+    sortable: inboundEventSorts,
+    cursor: true,
+    filters: inboundEventFilters,
+  },
 ];
 
 const TAG = 'Integrations';
@@ -107,8 +136,15 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       tag: TAG,
       summary: `List ${resource.name}s`,
       auth: 'session',
-      ...(resource.filters ? { query: resource.filters } : {}),
-      success: { description: `The ${resource.name}s`, data: z.array(item) },
+      query: (resource.cursor ? cursorPageQuerySchema : pageQuerySchema)({
+        sortable: resource.sortable,
+        defaultSortBy: resource.sortable[0],
+      }).extend(resource.filters?.shape ?? {}),
+      // The page itself, not inside the success envelope: what the route answers (docs/api.md).
+      success: {
+        description: `A page of ${resource.name}s`,
+        bare: (resource.cursor ? cursorPaginated : paginated)(item),
+      },
       errors: [400],
     });
     addOperation(registry, {

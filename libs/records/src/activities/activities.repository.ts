@@ -1,5 +1,12 @@
 import type { ActivitiesTable, Trx } from '@crm/shared/db';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import type { ActivityInput } from './activities.schema';
 
@@ -105,19 +112,38 @@ export async function findActivity(
     .executeTakeFirst();
 }
 
-/** A page of the tenant's activities, filtered by the records they are about. */
+/**
+ * What the activity list may be sorted by: occurred_at (NOT NULL), on crm_activities_by_occurred
+ * `(tenant_id, occurred_at, id)` unfiltered, or on the link's partial index
+ * `(tenant_id, <link>, occurred_at, id)` filtered by a lead, contact or deal (migration 0019).
+ */
+export const ACTIVITY_SORT_KEYS = {
+  occurred_at: { expression: sql`crm_activities.occurred_at`, type: 'timestamptz' },
+} satisfies Record<string, SortKey>;
+export type ActivitySortKey = keyof typeof ACTIVITY_SORT_KEYS;
+
+/**
+ * A page of the tenant's activities, filtered by the records they are about, by page or by
+ * cursor (the shared keyset helper).
+ */
 export async function listActivities(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-  filters: ActivityFilters = {},
-): Promise<Page<Activity>> {
+  page: CursorPageQuery<ActivitySortKey>,
+  filters: ActivityFilters,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Activity>> {
   let query = trx
     .selectFrom('crm_activities')
     .select(ACTIVITY_COLUMNS)
-    .where('tenant_id', '=', tenantId);
+    .where('crm_activities.tenant_id', '=', tenantId);
   if (filters.lead_id) query = query.where('lead_id', '=', filters.lead_id);
   if (filters.contact_id) query = query.where('contact_id', '=', filters.contact_id);
   if (filters.deal_id) query = query.where('deal_id', '=', filters.deal_id);
-  return paginate(query, page, 'id');
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: ACTIVITY_SORT_KEYS,
+    tiebreak: 'crm_activities.id',
+    binding: listCursorBinding(binding.secret, 'crm_activities', tenantId, { ...filters }),
+    filtered: Boolean(filters.lead_id || filters.contact_id || filters.deal_id),
+  });
 }

@@ -1,6 +1,13 @@
 import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql } from 'kysely';
 import { findContactIdByEmail, findContactIdByPhone } from '../contacts/contacts.repository';
 import { conversationCreatedEvent } from './conversations.events';
@@ -64,20 +71,40 @@ export interface ConversationFilters {
   contact_id?: string;
 }
 
-/** A page of the tenant's conversations, whichever wrote them. */
+/**
+ * What the conversation list may be sorted by, each on its `(tenant_id, column, id)` index
+ * (migration 0022). last_message_at is NULL until a message arrives: those conversations come
+ * last ascending and first descending, as the index holds them.
+ */
+export const CONVERSATION_SORT_KEYS = {
+  created_at: { expression: sql`c.created_at`, type: 'timestamptz' },
+  last_message_at: { expression: sql`c.last_message_at`, type: 'timestamptz', nullable: true },
+} satisfies Record<string, SortKey>;
+export type ConversationSortKey = keyof typeof CONVERSATION_SORT_KEYS;
+
+/**
+ * A page of the tenant's conversations, whichever wrote them, by page or by cursor (the shared
+ * keyset helper).
+ */
 export async function listConversations(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-  filters: ConversationFilters = {},
-): Promise<Page<Conversation>> {
+  page: CursorPageQuery<ConversationSortKey>,
+  filters: ConversationFilters,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Conversation>> {
   let query = conversations(trx, tenantId);
   if (filters.channel !== undefined) query = query.where('c.channel', '=', filters.channel);
   if (filters.status !== undefined) query = query.where('d.status', '=', filters.status);
   if (filters.contact_id !== undefined) {
     query = query.where('d.contact_id', '=', filters.contact_id);
   }
-  return paginate(query, page, 'c.id');
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: CONVERSATION_SORT_KEYS,
+    tiebreak: 'c.id',
+    binding: listCursorBinding(binding.secret, 'chat_conversations', tenantId, { ...filters }),
+    filtered: Object.values(filters).some((value) => value !== undefined),
+  });
 }
 
 /**

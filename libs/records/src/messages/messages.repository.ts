@@ -1,6 +1,13 @@
 import type { ChatMessagesTable, Trx } from '@crm/shared/db';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
-import type { Selectable } from 'kysely';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
+import { sql, type Selectable } from 'kysely';
 import type { MessageDirection } from './messages.schema';
 
 /** Every column a message is read with. */
@@ -84,17 +91,41 @@ export async function setMessageStatus(trx: Trx, messageId: string, status: stri
     .execute();
 }
 
-/** A page of one conversation's messages. */
+/**
+ * What a conversation's messages may be sorted by: sent_at, on chat_messages_by_conversation
+ * `(tenant_id, conversation_id, sent_at, id)` (migration 0022). A message whose provider gave
+ * no time has none: those come last ascending and first descending, as the index holds them.
+ */
+export const MESSAGE_SORT_KEYS = {
+  sent_at: { expression: sql`chat_messages.sent_at`, type: 'timestamptz', nullable: true },
+} satisfies Record<string, SortKey>;
+export type MessageSortKey = keyof typeof MESSAGE_SORT_KEYS;
+
+/**
+ * A page of one conversation's messages, by page or by cursor (the shared keyset helper); the
+ * conversation is one of the cursor's filters, so a cursor of one conversation is refused by
+ * another's.
+ */
 export async function listMessages(
   trx: Trx,
   tenantId: string,
   conversationId: string,
-  page: PageQuery<string>,
-): Promise<Page<Message>> {
+  page: CursorPageQuery<MessageSortKey>,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Message>> {
   const query = trx
     .selectFrom('chat_messages')
     .select(MESSAGE_COLUMNS)
-    .where('tenant_id', '=', tenantId)
-    .where('conversation_id', '=', conversationId);
-  return paginate(query, page, 'id');
+    .where('chat_messages.tenant_id', '=', tenantId)
+    .where('chat_messages.conversation_id', '=', conversationId);
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: MESSAGE_SORT_KEYS,
+    tiebreak: 'chat_messages.id',
+    binding: listCursorBinding(binding.secret, 'chat_messages', tenantId, {
+      conversation_id: conversationId,
+    }),
+    // Always one conversation: its index (tenant_id, conversation_id, sent_at, id) both filters
+    // and orders, so the count may follow the sort.
+    filtered: false,
+  });
 }

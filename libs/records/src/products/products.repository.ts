@@ -1,6 +1,13 @@
 import type { ProductsTable, Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { productEvent, type ProductEventData } from './products.events';
 import type { ProductChange, ProductInput } from './products.schema';
@@ -49,16 +56,34 @@ export async function findProductBySku(
     .executeTakeFirst();
 }
 
+/**
+ * What the product list may be sorted by, each the column its index holds: created_at
+ * (crm_products_by_created, `(tenant_id, created_at, id)`, migration 0019) and sku (the unique
+ * `(tenant_id, sku)`, which needs no tie-break). Both NOT NULL.
+ */
+export const PRODUCT_SORT_KEYS = {
+  created_at: { expression: sql`crm_products.created_at`, type: 'timestamptz' },
+  sku: { expression: sql`crm_products.sku`, type: 'text' },
+} satisfies Record<string, SortKey>;
+export type ProductSortKey = keyof typeof PRODUCT_SORT_KEYS;
+
+/** A page of the tenant's products, by page or by cursor (the shared keyset helper). */
 export async function listProducts(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-): Promise<Page<Product>> {
+  page: CursorPageQuery<ProductSortKey>,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Product>> {
   const query = trx
     .selectFrom('crm_products')
     .select(PRODUCT_COLUMNS)
-    .where('tenant_id', '=', tenantId);
-  return paginate(query, page, 'id');
+    .where('crm_products.tenant_id', '=', tenantId);
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: PRODUCT_SORT_KEYS,
+    tiebreak: 'crm_products.id',
+    binding: listCursorBinding(binding.secret, 'crm_products', tenantId),
+    filtered: false,
+  });
 }
 
 /**

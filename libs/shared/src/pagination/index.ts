@@ -9,12 +9,15 @@ export {
 export { paginate, toPage, type Page } from './paginate';
 export {
   paginateByKeyset,
+  sliceByKeyset,
   parseCursorPageQuery,
+  listCursorBinding,
   cursorPageQuerySchema,
   COUNT_LIMIT,
   MAX_OFFSET,
   type CursorPage,
   type CursorPageQuery,
+  type CursorSliceQuery,
   type CursorBinding,
   type SortKey,
 } from './keyset';

@@ -58,6 +58,20 @@ export interface CursorBinding {
   filters: Record<string, unknown>;
 }
 
+/**
+ * The binding of one list's cursors: the scope is the list's name and the tenant, so a cursor
+ * of one list is refused by every other list (and by the same list of another tenant) as an
+ * altered one, whatever their sorts and filters have in common.
+ */
+export function listCursorBinding(
+  secret: string,
+  list: string,
+  tenantId: string,
+  filters: Record<string, unknown> = {},
+): CursorBinding {
+  return { secret, scope: `${list} ${tenantId}`, filters: { ...filters } };
+}
+
 interface CursorPayload {
   /** Sort column, order and the filters' hash the cursor was issued for. */
   s: string;
@@ -292,22 +306,10 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
   const rowsQuery = query
     .select(sql<string | null>`(${key.expression})::text`.as('__key'))
     .select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
-  // By cursor, the rows after the last one are one index range, or, for a nullable key, up to
-  // two read one after the other (each a range of the index, in its order).
-  const ranges = after ? rangesAfter(key, tiebreak, page.sortOrder, after) : [undefined];
-  const rows: Array<O & { __key: string | null; __total: string }> = [];
-  for (const range of ranges) {
-    const wanted = page.pageSize + 1 - rows.length;
-    if (wanted <= 0) break;
-    const ranged = range ? rowsQuery.where(range) : rowsQuery;
-    const read = (await ranged
-      .orderBy(key.expression, page.sortOrder)
-      .orderBy(tiebreak, page.sortOrder)
-      .limit(wanted)
-      .offset(after ? 0 : (page.page - 1) * page.pageSize)
-      .execute()) as Array<O & { __key: string | null; __total: string }>;
-    rows.push(...read);
-  }
+  const rows = (await readRows(rowsQuery, key, tiebreak, page.sortOrder, after, {
+    limit: page.pageSize + 1,
+    offset: after ? 0 : (page.page - 1) * page.pageSize,
+  })) as Array<O & { __key: string | null; __total: string }>;
 
   let counting: number;
   if (rows.length > 0) {
@@ -340,34 +342,17 @@ function toCursorPage<O>(
   },
 ): CursorPage<O> {
   const { page, pageNumber, total, totalExact, tiebreakName } = context;
-  const options = { binding: context.binding };
-  const hasMore = rows.length > page.pageSize;
-  const shown = rows.slice(0, page.pageSize);
-  const last = shown[shown.length - 1] as (O & { __key: string | null }) | undefined;
-  const nextCursor =
-    hasMore && last
-      ? encodeCursor(options.binding, {
-          s: page.sortBy,
-          o: page.sortOrder,
-          f: filtersHash(options.binding.filters),
-          p: pageNumber + 1,
-          k: last.__key,
-          i: String((last as Record<string, unknown>)[tiebreakName]),
-          ...(context.carryTotal ? { t: total, x: totalExact } : {}),
-        })
-      : null;
-  const items = shown.map((row) => {
-    const {
-      __key: _key,
-      __total: _total,
-      __n: _n,
-      ...item
-    } = row as typeof row & {
-      __total?: unknown;
-      __n?: unknown;
-    };
-    return item as O;
-  });
+  const { items, nextCursor } = cut<O>(rows, page.pageSize, (last) =>
+    encodeCursor(context.binding, {
+      s: page.sortBy,
+      o: page.sortOrder,
+      f: filtersHash(context.binding.filters),
+      p: pageNumber + 1,
+      k: last.__key,
+      i: String(last[tiebreakName]),
+      ...(context.carryTotal ? { t: total, x: totalExact } : {}),
+    }),
+  );
   return {
     items,
     total,
@@ -377,4 +362,96 @@ function toCursorPage<O>(
     totalPages: Math.ceil(total / page.pageSize),
     nextCursor,
   };
+}
+
+/**
+ * Up to `limit` rows of `rowsQuery` in list order, from `offset`, or after the cursor's row:
+ * one index range, or, for a nullable key, up to two read one after the other (each a range of
+ * the index, in its order).
+ */
+async function readRows<DB, TB extends keyof DB, O>(
+  rowsQuery: SelectQueryBuilder<DB, TB, O>,
+  key: SortKey,
+  tiebreak: RawBuilder<unknown>,
+  order: 'asc' | 'desc',
+  after: CursorPayload | undefined,
+  window: { limit: number; offset: number },
+): Promise<O[]> {
+  const ranges = after ? rangesAfter(key, tiebreak, order, after) : [undefined];
+  const rows: O[] = [];
+  for (const range of ranges) {
+    const wanted = window.limit - rows.length;
+    if (wanted <= 0) break;
+    const ranged = range ? rowsQuery.where(range) : rowsQuery;
+    const read = (await ranged
+      .orderBy(key.expression, order)
+      .orderBy(tiebreak, order)
+      .limit(wanted)
+      .offset(window.offset)
+      .execute()) as O[];
+    rows.push(...read);
+  }
+  return rows;
+}
+
+/**
+ * The first `size` of `rows` (read one more than shown: the extra one only tells whether there
+ * is more) without the helper's columns, and the cursor after the last shown, null when none.
+ */
+function cut<O>(
+  rows: Array<Record<string, unknown>>,
+  size: number,
+  cursorAfter: (last: Record<string, unknown> & { __key: string | null }) => string,
+): { items: O[]; nextCursor: string | null } {
+  const shown = rows.slice(0, size);
+  const last = shown[shown.length - 1] as
+    (Record<string, unknown> & { __key: string | null }) | undefined;
+  const nextCursor = rows.length > size && last ? cursorAfter(last) : null;
+  const items = shown.map((row) => {
+    const { __key: _key, __total: _total, __n: _n, ...item } = row;
+    return item as O;
+  });
+  return { items, nextCursor };
+}
+
+/** What a slice of a list without pages asks for: how many rows, in which order, after what. */
+export interface CursorSliceQuery<S extends string> {
+  limit: number;
+  sortBy: S;
+  sortOrder: 'asc' | 'desc';
+  cursor?: string;
+}
+
+/**
+ * The first `limit` rows of `query` in the sort key's order, or those after `cursor`, with the
+ * cursor after the last one (null when there are no more): keyset paging for a list that
+ * answers no page number and no count (the deals list's `{ deals }`). The cursor is signed and
+ * bound as paginateByKeyset's are, and refused the same way.
+ */
+export async function sliceByKeyset<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  slice: CursorSliceQuery<string>,
+  options: { sortKeys: Record<string, SortKey>; tiebreak: string; binding: CursorBinding },
+): Promise<{ items: O[]; nextCursor: string | null }> {
+  const key = options.sortKeys[slice.sortBy];
+  if (!key) throw new Error(`no sort key for ${slice.sortBy}`);
+  const tiebreak: RawBuilder<unknown> = sql.ref(options.tiebreak);
+  const tiebreakName = options.tiebreak.split('.').pop() as string;
+  const page = { page: 1, pageSize: slice.limit, sortBy: slice.sortBy, sortOrder: slice.sortOrder };
+  const after = slice.cursor ? decodeCursor(options.binding, slice.cursor, page) : undefined;
+  const rowsQuery = query.select(sql<string | null>`(${key.expression})::text`.as('__key'));
+  const rows = await readRows(rowsQuery, key, tiebreak, slice.sortOrder, after, {
+    limit: slice.limit + 1,
+    offset: 0,
+  });
+  return cut<O>(rows as Array<Record<string, unknown>>, slice.limit, (last) =>
+    encodeCursor(options.binding, {
+      s: slice.sortBy,
+      o: slice.sortOrder,
+      f: filtersHash(options.binding.filters),
+      p: (after?.p ?? 1) + 1,
+      k: last.__key,
+      i: String(last[tiebreakName]),
+    }),
+  );
 }

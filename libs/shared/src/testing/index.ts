@@ -14,3 +14,4 @@ export {
 export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';
 export { tenantRowCounts, allRowCounts } from './row-counts';
 export { insertRow, rowCounts, ledgerRows, tenantRows, outboxEvents } from './read-backs';
+export { selectsSent, planReads } from './query-plans';

@@ -1,5 +1,12 @@
 import type { Trx, WorkflowRunsTable } from '@crm/shared/db';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import type { Run, RunWithSteps, Step } from './runs.schema';
 
@@ -89,18 +96,39 @@ export async function finishRun(
     .execute();
 }
 
+/**
+ * What a workflow's runs may be sorted by: started_at (NOT NULL), on workflow_runs_by_workflow
+ * `(tenant_id, workflow_id, started_at, id)` (migration 0023).
+ */
+const RUN_SORT_KEYS = {
+  started_at: { expression: sql`workflow_runs.started_at`, type: 'timestamptz' },
+} satisfies Record<string, SortKey>;
+
+/**
+ * A page of one workflow's runs, by page or by cursor (the shared keyset helper); the workflow
+ * is one of the cursor's filters, so a cursor of one workflow's runs is refused by another's.
+ */
 export async function listRuns(
   trx: Trx,
   tenantId: string,
   workflowId: string,
-  page: PageQuery<string>,
-): Promise<Page<Run>> {
+  page: CursorPageQuery<string>,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Run>> {
   const query = trx
     .selectFrom('workflow_runs')
     .select(RUN_COLUMNS)
-    .where('tenant_id', '=', tenantId)
-    .where('workflow_id', '=', workflowId);
-  const result = await paginate(query, page, 'id');
+    .where('workflow_runs.tenant_id', '=', tenantId)
+    .where('workflow_runs.workflow_id', '=', workflowId);
+  const result = await paginateByKeyset(trx, query, page, {
+    sortKeys: RUN_SORT_KEYS,
+    tiebreak: 'workflow_runs.id',
+    binding: listCursorBinding(binding.secret, 'workflow_runs', tenantId, {
+      workflow_id: workflowId,
+    }),
+    // Always one workflow: its index both filters and orders, so the count may follow the sort.
+    filtered: false,
+  });
   return { ...result, items: result.items.map(renderRun) };
 }
 

@@ -1,7 +1,7 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Engine } from '../engine/engine';
@@ -12,20 +12,26 @@ import { findRun, listRuns } from './runs.repository';
 import { RUN_PAGE, testRunSchema } from './runs.schema';
 
 /**
- * A workflow's runs (page helper, newest first), one run with its steps, and the test run:
- * POST /api/automations/workflows/:id/test runs the workflow once now on a sample record.
+ * A workflow's runs (page helper, newest first, by page or cursor; `cursorSecret` signs the
+ * cursors), one run with its steps, and the test run: POST /api/automations/workflows/:id/test
+ * runs the workflow once now on a sample record.
  */
-export function runRoutes(db: Kysely<Database>, engine: Engine, bodyLimitBytes: number): Router {
+export function runRoutes(
+  db: Kysely<Database>,
+  engine: Engine,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/automations/workflows/:id/test', jsonBody(bodyLimitBytes));
 
   router.get('/api/automations/workflows/:id/runs', async (req, res) => {
     const { tenantId } = identityOf(req);
     const id = workflowId(req.params.id);
-    const page = parsePageQuery(req.query, RUN_PAGE);
+    const page = parseCursorPageQuery(req.query, RUN_PAGE);
     const result = await withTenant(db, tenantId, async (trx) => {
       if (!(await findWorkflow(trx, tenantId, id))) throw errors.notFound('Workflow not found');
-      return listRuns(trx, tenantId, id, page);
+      return listRuns(trx, tenantId, id, page, { secret: cursorSecret });
     });
     res.json(result);
   });

@@ -1,4 +1,4 @@
-import { pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema } from '@crm/shared/pagination';
 import { z } from 'zod';
 
 export const stepSchema = z.object({
@@ -30,12 +30,15 @@ export const runWithStepsSchema = runSchema.extend({ steps: z.array(stepSchema) 
 export type RunWithSteps = z.infer<typeof runWithStepsSchema>;
 
 export const runResponseSchema = z.object({ run: runWithStepsSchema });
+/** The list's CursorPage (@crm/shared/pagination): the page, totalExact and nextCursor. */
 export const runPageSchema = z.object({
   items: z.array(runSchema),
   total: z.number(),
+  totalExact: z.boolean(),
   page: z.number(),
   pageSize: z.number(),
   totalPages: z.number(),
+  nextCursor: z.string().nullable(),
 });
 
 /** Runs list newest first; the page helper's parameters. */
@@ -43,7 +46,7 @@ export const RUN_PAGE = {
   sortable: ['started_at'] as ['started_at'],
   defaultSortBy: 'started_at' as const,
 };
-export const runPageQuery = pageQuerySchema(RUN_PAGE);
+export const runPageQuery = cursorPageQuerySchema(RUN_PAGE);
 
 /** POST /api/automations/workflows/:id/test: an optional sample record and its module. */
 export const testRunSchema = z

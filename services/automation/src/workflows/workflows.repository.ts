@@ -1,6 +1,13 @@
 import type { AutomationWorkflowsTable, Trx } from '@crm/shared/db';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
-import type { Selectable } from 'kysely';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
+import { sql, type Selectable } from 'kysely';
 import type {
   Condition,
   Workflow,
@@ -65,16 +72,33 @@ export async function insertWorkflow(
   return render(row);
 }
 
+/**
+ * What the workflow list may be sorted by, each NOT NULL and on its
+ * `(tenant_id, <key>, id)` index (migration 0023).
+ */
+const WORKFLOW_SORT_KEYS = {
+  created_at: { expression: sql`automation_workflows.created_at`, type: 'timestamptz' },
+  updated_at: { expression: sql`automation_workflows.updated_at`, type: 'timestamptz' },
+  name: { expression: sql`automation_workflows.name`, type: 'text' },
+} satisfies Record<string, SortKey>;
+
+/** A page of the tenant's workflows, by page or by cursor (the shared keyset helper). */
 export async function listWorkflows(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<string>,
-): Promise<Page<Workflow>> {
+  page: CursorPageQuery<string>,
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Workflow>> {
   const query = trx
     .selectFrom('automation_workflows')
     .select(COLUMNS)
-    .where('tenant_id', '=', tenantId);
-  const result = await paginate(query, page, 'id');
+    .where('automation_workflows.tenant_id', '=', tenantId);
+  const result = await paginateByKeyset(trx, query, page, {
+    sortKeys: WORKFLOW_SORT_KEYS,
+    tiebreak: 'automation_workflows.id',
+    binding: listCursorBinding(binding.secret, 'automation_workflows', tenantId),
+    filtered: false,
+  });
   return { ...result, items: result.items.map(render) };
 }
 

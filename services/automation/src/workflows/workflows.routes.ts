@@ -1,7 +1,7 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { newSigningSecret, type SecretBox } from '../secrets/secret-box';
@@ -39,16 +39,20 @@ export function workflowId(id: string): string {
 export function workflowRoutes(
   db: Kysely<Database>,
   secrets: SecretBox,
-  options: { bodyLimitBytes: number; allowPrivateNetworks: boolean },
+  options: { bodyLimitBytes: number; allowPrivateNetworks: boolean; cursorSecret: string },
 ) {
-  const { bodyLimitBytes, allowPrivateNetworks } = options;
+  const { bodyLimitBytes, allowPrivateNetworks, cursorSecret } = options;
   const router = Router();
   router.use(BASE, jsonBody(bodyLimitBytes));
 
   router.get(BASE, async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, WORKFLOW_PAGE);
-    res.json(await withTenant(db, tenantId, (trx) => listWorkflows(trx, tenantId, page)));
+    const page = parseCursorPageQuery(req.query, WORKFLOW_PAGE);
+    res.json(
+      await withTenant(db, tenantId, (trx) =>
+        listWorkflows(trx, tenantId, page, { secret: cursorSecret }),
+      ),
+    );
   });
 
   router.post(BASE, async (req, res) => {

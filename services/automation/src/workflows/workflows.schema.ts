@@ -1,5 +1,5 @@
 import { PLATFORM_EVENT_TYPES, typeMatches } from '@crm/shared/events';
-import { pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema } from '@crm/shared/pagination';
 import { z } from 'zod';
 
 /** Most nodes one workflow may have (documented in docs/automations.md). */
@@ -183,7 +183,7 @@ export const WORKFLOW_PAGE = {
   sortable: ['created_at', 'updated_at', 'name'] as ['created_at', 'updated_at', 'name'],
   defaultSortBy: 'created_at' as const,
 };
-export const workflowPageQuery = pageQuerySchema(WORKFLOW_PAGE);
+export const workflowPageQuery = cursorPageQuerySchema(WORKFLOW_PAGE);
 
 /** A workflow as the API renders it (never with its secret). */
 export const workflowSchema = z.object({
@@ -203,10 +203,13 @@ export const workflowWithSecretResponseSchema = z.object({
   workflow: workflowSchema,
   signing_secret: z.string(),
 });
+/** The list's CursorPage (@crm/shared/pagination): the page, totalExact and nextCursor. */
 export const workflowPageSchema = z.object({
   items: z.array(workflowSchema),
   total: z.number(),
+  totalExact: z.boolean(),
   page: z.number(),
   pageSize: z.number(),
   totalPages: z.number(),
+  nextCursor: z.string().nullable(),
 });

@@ -2,7 +2,7 @@ import { findActivity, listActivities } from '@crm/records';
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { ACTIVITY_SORTABLE, activityFiltersSchema, activityIdSchema } from './activities.schema';
@@ -10,13 +10,14 @@ import { ACTIVITY_SORTABLE, activityFiltersSchema, activityIdSchema } from './ac
 /**
  * GET /api/crm/activities (paginated, filtered by lead, contact or deal) and
  * GET /api/crm/activities/:id. Activities are written by migrate; these routes read them.
+ * `cursorSecret` signs the list's cursors (the internal token secret).
  */
-export function activityRoutes(db: Kysely<Database>): Router {
+export function activityRoutes(db: Kysely<Database>, cursorSecret: string): Router {
   const router = Router();
 
   router.get('/api/crm/activities', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, {
+    const page = parseCursorPageQuery(req.query, {
       sortable: ACTIVITY_SORTABLE,
       defaultSortBy: 'occurred_at',
     });
@@ -26,7 +27,7 @@ export function activityRoutes(db: Kysely<Database>): Router {
       'filters',
     );
     const result = await withTenant(db, tenantId, (trx) =>
-      listActivities(trx, tenantId, page, filters),
+      listActivities(trx, tenantId, page, filters, { secret: cursorSecret }),
     );
     res.json(result);
   });

@@ -38,8 +38,15 @@ async function checkReferences(
   }
 }
 
-/** /api/crm/deals: list (the specified legacy `{ deals }`), create, read, update, delete. */
-export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+/**
+ * /api/crm/deals: list (the specified legacy `{ deals }`, with `nextCursor` for the deals after
+ * them), create, read, update, delete. `cursorSecret` signs the list's cursors.
+ */
+export function dealRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/crm/deals', jsonBody(bodyLimitBytes));
 
@@ -52,11 +59,14 @@ export function dealRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
         assigned_to: req.query.assigned_to,
         lead_id: req.query.lead_id,
         limit: req.query.limit,
+        cursor: req.query.cursor,
       },
       'query',
     );
-    const deals = await withTenant(db, tenantId, (trx) => listDeals(trx, tenantId, query));
-    res.json({ deals });
+    const { items, nextCursor } = await withTenant(db, tenantId, (trx) =>
+      listDeals(trx, tenantId, query, { secret: cursorSecret }),
+    );
+    res.json({ deals: items, nextCursor });
   });
 
   router.post('/api/crm/deals', async (req, res) => {

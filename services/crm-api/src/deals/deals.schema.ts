@@ -18,5 +18,11 @@ export const listQuery = z.object({
     .min(1, { message: 'limit must be at least 1' })
     .max(DEALS_MAX_LIMIT, { message: `limit must be at most ${DEALS_MAX_LIMIT}` })
     .default(DEALS_DEFAULT_LIMIT),
+  cursor: z
+    .string({ message: 'cursor must be a string' })
+    .min(1, { message: 'cursor must not be empty' })
+    .max(1000, { message: 'cursor is too long' })
+    .optional()
+    .meta({ description: 'nextCursor of the previous answer: the deals after it.' }),
 });
 export type DealListQuery = z.infer<typeof listQuery>;

@@ -1,5 +1,13 @@
 import type { Database, Trx } from '@crm/shared/db';
-import { paginate, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginate,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPageQuery,
+  type PageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Kysely } from 'kysely';
 import type { FormChange, FormInput, FormListFilters } from './forms.schema';
 
@@ -14,7 +22,23 @@ const FORM_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
-export const FORM_SORTABLE = ['created_at', 'updated_at', 'name', 'slug'] as const;
+/**
+ * What the form list may be sorted by, each NOT NULL and on an index: created_at, updated_at
+ * and name on `(tenant_id, <key>, id)` (migration 0023), slug on the unique
+ * `(tenant_id, slug)`, which needs no tie-break.
+ */
+const FORM_SORT_KEYS = {
+  created_at: { expression: sql`crm_web_forms.created_at`, type: 'timestamptz' },
+  updated_at: { expression: sql`crm_web_forms.updated_at`, type: 'timestamptz' },
+  name: { expression: sql`crm_web_forms.name`, type: 'text' },
+  slug: { expression: sql`crm_web_forms.slug`, type: 'text' },
+} satisfies Record<string, SortKey>;
+export const FORM_SORTABLE = [
+  'created_at',
+  'updated_at',
+  'name',
+  'slug',
+] as const satisfies ReadonlyArray<keyof typeof FORM_SORT_KEYS>;
 /** A form's submissions by when they arrived (crm_form_submissions_by_form). */
 export const SUBMISSION_SORTABLE = ['created_at'] as const;
 
@@ -34,18 +58,25 @@ export function insertForm(db: Db, tenantId: string, input: FormInput) {
     .executeTakeFirst();
 }
 
+/** A page of the tenant's forms, by page or by cursor (the shared keyset helper). */
 export function listForms(
   db: Db,
   tenantId: string,
-  page: PageQuery<(typeof FORM_SORTABLE)[number]>,
+  page: CursorPageQuery<(typeof FORM_SORTABLE)[number]>,
   filters: FormListFilters,
+  binding: Pick<CursorBinding, 'secret'>,
 ) {
   let query = db
     .selectFrom('crm_web_forms')
     .select([...FORM_COLUMNS])
-    .where('tenant_id', '=', tenantId);
+    .where('crm_web_forms.tenant_id', '=', tenantId);
   if (filters.enabled !== undefined) query = query.where('enabled', '=', filters.enabled);
-  return paginate(query, page, 'id');
+  return paginateByKeyset(db, query, page, {
+    sortKeys: FORM_SORT_KEYS,
+    tiebreak: 'crm_web_forms.id',
+    binding: listCursorBinding(binding.secret, 'crm_web_forms', tenantId, { ...filters }),
+    filtered: filters.enabled !== undefined,
+  });
 }
 
 export function findForm(db: Db, tenantId: string, id: string) {

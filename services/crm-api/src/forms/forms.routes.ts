@@ -1,7 +1,7 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf, requireRole } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery, parsePageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import {
@@ -23,9 +23,13 @@ const notFound = () => errors.notFound('Form not found');
  * admin only) and the Public submission under /api/public/forms (no identity; the gateway
  * rate-limits it per IP and opens it to any origin). See docs/forms.md.
  */
-export function formRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+export function formRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
-  router.use(formManagementRoutes(db, bodyLimitBytes));
+  router.use(formManagementRoutes(db, bodyLimitBytes, cursorSecret));
   router.use(publicSubmitRoutes(db, bodyLimitBytes));
   router.get('/api/crm/forms/:id/submissions', async (req, res) => {
     const { tenantId } = identityOf(req);
@@ -48,9 +52,15 @@ export function formRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router
 
 /**
  * /api/crm/forms (Session, owner and admin only): create, list, read and update the tenant's
- * web forms, and list a form's submissions. Disabling a form is `PATCH { enabled: false }`; its public URL then answers 404.
+ * web forms, and list a form's submissions. Disabling a form is `PATCH { enabled: false }`; its
+ * public URL then answers 404. The lists page by page or by cursor; `cursorSecret` signs the
+ * cursors.
  */
-export function formManagementRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+export function formManagementRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/crm/forms', requireRole('owner', 'admin'), jsonBody(bodyLimitBytes));
 
@@ -68,12 +78,14 @@ export function formManagementRoutes(db: Kysely<Database>, bodyLimitBytes: numbe
 
   router.get('/api/crm/forms', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, {
+    const page = parseCursorPageQuery(req.query, {
       sortable: FORM_SORTABLE,
       defaultSortBy: 'created_at',
     });
     const filters = validate(listFilters, { enabled: req.query.enabled }, 'filters');
-    const result = await withTenant(db, tenantId, (trx) => listForms(trx, tenantId, page, filters));
+    const result = await withTenant(db, tenantId, (trx) =>
+      listForms(trx, tenantId, page, filters, { secret: cursorSecret }),
+    );
     res.json(result);
   });
 

@@ -2,27 +2,33 @@ import { findProduct, listProducts, productChangeSchema, updateProduct } from '@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { PRODUCT_SORTABLE, productIdSchema } from './products.schema';
 
 /**
- * /api/crm/products: list (paginated), read, change. Products are created by MCP and migrate
+ * /api/crm/products: list (paginated by page or cursor), read, change. Products are created by MCP and migrate
  * (upserted by sku); here a user reads them and changes name, description, price, currency or
- * whether one is active.
+ * whether one is active. `cursorSecret` signs the list's cursors (the internal token secret).
  */
-export function productRoutes(db: Kysely<Database>, bodyLimitBytes: number): Router {
+export function productRoutes(
+  db: Kysely<Database>,
+  bodyLimitBytes: number,
+  cursorSecret: string,
+): Router {
   const router = Router();
   router.use('/api/crm/products', jsonBody(bodyLimitBytes));
 
   router.get('/api/crm/products', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, {
+    const page = parseCursorPageQuery(req.query, {
       sortable: PRODUCT_SORTABLE,
       defaultSortBy: 'created_at',
     });
-    const result = await withTenant(db, tenantId, (trx) => listProducts(trx, tenantId, page));
+    const result = await withTenant(db, tenantId, (trx) =>
+      listProducts(trx, tenantId, page, { secret: cursorSecret }),
+    );
     res.json(result);
   });
 

@@ -1,6 +1,13 @@
 import type { Trx } from '@crm/shared/db';
-import { paginate, type Page, type PageQuery } from '@crm/shared/pagination';
-import type { Kysely } from 'kysely';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPage,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
+import { sql, type Kysely } from 'kysely';
 import type { ReceiverResource, TimeRange } from './receiver-records.schema';
 
 /**
@@ -11,20 +18,32 @@ import type { ReceiverResource, TimeRange } from './receiver-records.schema';
 type Row = Record<string, unknown>;
 const loose = (trx: Trx) => trx as unknown as Kysely<Record<string, Row>>;
 
-/** A page of the tenant's rows of `resource`, filtered, in `created_at` order. */
+/**
+ * The sort keys of a resource's list: created_at (NOT NULL), on its
+ * `(tenant_id, created_at, id)` index (migration 0022).
+ */
+const sortKeysOf = (resource: ReceiverResource): Record<string, SortKey> => ({
+  created_at: { expression: sql.ref(`${resource.table}.created_at`), type: 'timestamptz' },
+});
+
+/**
+ * A page of the tenant's rows of `resource`, filtered, in `created_at` order, by page or by
+ * cursor (the shared keyset helper; a cursor is bound to the resource, its filters and range).
+ */
 export async function listReceiverRecords(
   trx: Trx,
   tenantId: string,
   resource: ReceiverResource,
-  page: PageQuery<string>,
+  page: CursorPageQuery<string>,
   filters: Record<string, string | undefined>,
   range: TimeRange,
-): Promise<Page<Row>> {
+  binding: Pick<CursorBinding, 'secret'>,
+): Promise<CursorPage<Row>> {
   const db = loose(trx);
   let query = db
     .selectFrom(resource.table)
     .select([...resource.listColumns])
-    .where('tenant_id', '=', tenantId);
+    .where(`${resource.table}.tenant_id`, '=', tenantId);
   for (const [column, value] of Object.entries(filters)) {
     if (value === undefined) continue;
     if (resource.messageFilters?.includes(column)) {
@@ -40,7 +59,16 @@ export async function listReceiverRecords(
   }
   if (range.from) query = query.where('created_at', '>=', range.from);
   if (range.to) query = query.where('created_at', '<', range.to);
-  return paginate(query, page, 'id');
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: sortKeysOf(resource),
+    tiebreak: `${resource.table}.id`,
+    binding: listCursorBinding(binding.secret, resource.table, tenantId, {
+      ...filters,
+      from: range.from?.toISOString(),
+      to: range.to?.toISOString(),
+    }),
+    filtered: Object.values(filters).some((v) => v !== undefined) || !!range.from || !!range.to,
+  });
 }
 
 /** One row of `resource` with its stored provider body; undefined when the tenant has none. */

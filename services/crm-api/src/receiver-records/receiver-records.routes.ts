@@ -1,7 +1,7 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router, type Request } from 'express';
 import type { Kysely } from 'kysely';
 import { findReceiverRecord, listReceiverRecords } from './receiver-records.repository';
@@ -25,13 +25,14 @@ function filtersOf(req: Request, resource: ReceiverResource) {
  * GET lists (paginated, newest first, filtered by record and time) and details of what the
  * receivers store: orders, payments, calls, email opens, clicks and replies, network events.
  * The receivers write them (webhook-ingest); these routes only read, so viewers may call them.
+ * The lists page by page or by cursor; `cursorSecret` signs the cursors.
  */
-export function receiverRecordRoutes(db: Kysely<Database>): Router {
+export function receiverRecordRoutes(db: Kysely<Database>, cursorSecret: string): Router {
   const router = Router();
   for (const resource of RECEIVER_RESOURCES) {
     router.get(resource.path, async (req, res) => {
       const { tenantId } = identityOf(req);
-      const page = parsePageQuery(req.query, {
+      const page = parseCursorPageQuery(req.query, {
         sortable: RECEIVER_SORTABLE,
         defaultSortBy: 'created_at',
       });
@@ -42,7 +43,9 @@ export function receiverRecordRoutes(db: Kysely<Database>): Router {
         'time range',
       );
       const result = await withTenant(db, tenantId, (trx) =>
-        listReceiverRecords(trx, tenantId, resource, page, filters, range),
+        listReceiverRecords(trx, tenantId, resource, page, filters, range, {
+          secret: cursorSecret,
+        }),
       );
       res.json(result);
     });

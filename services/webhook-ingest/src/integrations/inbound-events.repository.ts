@@ -1,8 +1,24 @@
 import type { Trx } from '@crm/shared/db';
-import { paginate, type PageQuery } from '@crm/shared/pagination';
+import {
+  listCursorBinding,
+  paginateByKeyset,
+  type CursorBinding,
+  type CursorPageQuery,
+  type SortKey,
+} from '@crm/shared/pagination';
+import { sql } from 'kysely';
 import type { InboundEventFilters } from './inbound-events.schema';
 
-export const SORTABLE = ['received_at', 'processed_at', 'provider', 'outcome'] as const;
+/**
+ * The ledger lists newest first by `received_at`, on `(tenant_id, received_at, id)` (migration
+ * 0023). Sorting by processed_at, provider or outcome is withdrawn rather than indexed: every
+ * delivery writes a ledger row, and each index would cost every delivery its upkeep for a sort
+ * of an audit view; `provider` and `outcome` remain filters.
+ */
+export const SORTABLE = ['received_at'] as const;
+const SORT_KEYS = {
+  received_at: { expression: sql`inbound_events.received_at`, type: 'timestamptz' },
+} satisfies Record<(typeof SORTABLE)[number], SortKey>;
 // The list leaves the raw payload out: it can be large, and it is the audit view's to show.
 const COLUMNS = [
   'id',
@@ -18,19 +34,26 @@ const COLUMNS = [
   'processed_at',
 ] as const;
 
+/** A page of the tenant's ledger rows, by page or by cursor (the shared keyset helper). */
 export function listInboundEvents(
   trx: Trx,
   tenantId: string,
-  page: PageQuery<(typeof SORTABLE)[number]>,
+  page: CursorPageQuery<(typeof SORTABLE)[number]>,
   filters: InboundEventFilters,
+  binding: Pick<CursorBinding, 'secret'>,
 ) {
   let query = trx
     .selectFrom('inbound_events')
     .select([...COLUMNS])
-    .where('tenant_id', '=', tenantId);
+    .where('inbound_events.tenant_id', '=', tenantId);
   if (filters.provider) query = query.where('provider', '=', filters.provider);
   if (filters.outcome) query = query.where('outcome', '=', filters.outcome);
-  return paginate(query, page, 'id');
+  return paginateByKeyset(trx, query, page, {
+    sortKeys: SORT_KEYS,
+    tiebreak: 'inbound_events.id',
+    binding: listCursorBinding(binding.secret, 'inbound_events', tenantId, { ...filters }),
+    filtered: Boolean(filters.provider || filters.outcome),
+  });
 }
 
 /** One ledger row with its raw payload (the audit view). */

@@ -1,7 +1,7 @@
 import { withTenant } from '@crm/shared/db';
 import { errors, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parsePageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { canManageIntegrations, idParam } from './admin-rules';
@@ -23,14 +23,17 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
 
   router.get('/', async (req, res) => {
     const { tenantId } = identityOf(req);
-    const page = parsePageQuery(req.query, { sortable: SORTABLE, defaultSortBy: 'received_at' });
+    const page = parseCursorPageQuery(req.query, {
+      sortable: SORTABLE,
+      defaultSortBy: 'received_at',
+    });
     const filters = validate(
       filtersSchema,
       { provider: req.query.provider, outcome: req.query.outcome },
       'filters',
     );
     const result = await withTenant(ctx.db, tenantId, (trx) =>
-      listInboundEvents(trx, tenantId, page, filters),
+      listInboundEvents(trx, tenantId, page, filters, { secret: ctx.cursorSecret }),
     );
     res.json(result);
   });

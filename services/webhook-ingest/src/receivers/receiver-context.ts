@@ -13,4 +13,6 @@ export interface ReceiverContext {
   secrets: SecretBox;
   /** Largest body a receiver reads, in bytes; larger -> 413 before anything else. */
   bodyLimitBytes: number;
+  /** Signs the list cursors of the admin views (the internal token secret). */
+  cursorSecret: string;
 }

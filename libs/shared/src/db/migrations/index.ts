@@ -21,6 +21,7 @@ import * as contact_and_activity_list_indexes from './0019_contact_and_activity_
 import * as migration_records_by_record from './0020_migration_records_by_record';
 import * as timeline_indexes from './0021_timeline_indexes';
 import * as receiver_record_list_indexes from './0022_receiver_record_list_indexes';
+import * as cursor_list_indexes from './0023_cursor_list_indexes';
 import * as record_search from './0024_record_search';
 
 /**
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0020_migration_records_by_record': migration_records_by_record,
   '0021_timeline_indexes': timeline_indexes,
   '0022_receiver_record_list_indexes': receiver_record_list_indexes,
+  '0023_cursor_list_indexes': cursor_list_indexes,
   '0024_record_search': record_search,
 };
 

@@ -1,0 +1,105 @@
+import { withSystemScope } from '@crm/shared/db';
+import {
+  CURSOR_REFUSALS,
+  itKeepsTheCursorContract,
+  tenantSession,
+  testDb,
+  useServiceBehindGateway,
+} from '@crm/test-kit';
+import { sql } from 'kysely';
+import request from 'supertest';
+import { service } from '../src/main';
+
+/*
+ * The workflow list and a workflow's runs page by keyset like crm-api's lists (docs/api.md,
+ * CursorPage): each keeps the shared cursor contract (libs/test-kit) through the real gateway,
+ * on two tenants with the same rows; sort keys are shared in pairs (the id breaks the tie).
+ */
+const database = testDb();
+const stack = useServiceBehindGateway(service);
+afterAll(() => database.close());
+
+type Session = Awaited<ReturnType<typeof tenantSession>>;
+const ROWS = 8;
+const at = sql`timestamptz '2026-11-01T00:00:00Z' + (g / 2) * interval '1 minute'`;
+
+interface Seeded {
+  session: Session;
+  /** The workflow whose runs are seeded, and another with none. */
+  workflowId: string;
+  quietWorkflowId: string;
+}
+
+async function seed(session: Session): Promise<Seeded> {
+  const t = session.tenantId;
+  return withSystemScope(database.db, async (trx) => {
+    const g = sql`generate_series(1, ${sql.lit(ROWS)}) g`;
+    // Names shared in threes; updated in the other order than created.
+    await sql`INSERT INTO automation_workflows
+        (tenant_id, name, trigger_event, nodes, signing_secret_sealed, created_at, updated_at)
+      SELECT ${t}, 'Workflow ' || (g % 3), 'lead.*', '[]', 'sealed', ${at},
+             timestamptz '2026-11-01T00:00:00Z' + ((9 - g) / 3) * interval '1 minute'
+      FROM ${g}`.execute(trx);
+    const [first, second] = await trx
+      .selectFrom('automation_workflows')
+      .select('id')
+      .where('tenant_id', '=', t)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(2)
+      .execute();
+    await sql`INSERT INTO workflow_runs
+        (tenant_id, workflow_id, event_type, module, record_id, is_test, status, started_at)
+      SELECT ${t}, ${first.id}, 'lead.created', 'leads', 'r' || g, true, 'success', ${at}
+      FROM ${g}`.execute(trx);
+    return { session, workflowId: first.id, quietWorkflowId: second.id };
+  });
+}
+
+let owner: Seeded;
+let other: Seeded;
+beforeAll(async () => {
+  owner = await seed(await tenantSession(stack, database));
+  other = await seed(await tenantSession(stack, database));
+});
+
+const runsOf = (workflowId: string) => `/api/automations/workflows/${workflowId}/runs`;
+
+describe('GET /api/automations/workflows by cursor', () => {
+  itKeepsTheCursorContract({
+    url: () => stack.url,
+    path: () => '/api/automations/workflows',
+    owner: () => owner.session.cookie,
+    other: () => other.session.cookie,
+    rows: ROWS,
+    sorts: ['created_at', 'updated_at', 'name'],
+    otherList: () => `${runsOf(owner.workflowId)}?pageSize=1`,
+  });
+});
+
+describe('GET /api/automations/workflows/:id/runs by cursor', () => {
+  itKeepsTheCursorContract({
+    url: () => stack.url,
+    path: () => runsOf(owner.workflowId),
+    otherPath: () => runsOf(other.workflowId),
+    owner: () => owner.session.cookie,
+    other: () => other.session.cookie,
+    rows: ROWS,
+    sorts: ['started_at'],
+    otherList: () => '/api/automations/workflows?sortBy=created_at&sortOrder=asc&pageSize=1',
+  });
+
+  it("a cursor of one workflow's runs is refused by another's", async () => {
+    const first = await request(stack.url)
+      .get(`${runsOf(owner.workflowId)}?pageSize=3`)
+      .set('Cookie', owner.session.cookie);
+    const res = await request(stack.url)
+      .get(`${runsOf(owner.quietWorkflowId)}?cursor=${encodeURIComponent(first.body.nextCursor)}`)
+      .set('Cookie', owner.session.cookie);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: CURSOR_REFUSALS.otherList,
+    });
+  });
+});
