@@ -5,6 +5,7 @@ import { errors } from '../errors';
 import { validate } from '../http/validate';
 import { pageQuerySchema, type PageOptions, type PageQuery } from './page-query';
 import type { Page } from './paginate';
+import type { SortKey } from './sort-key';
 import { walkForSearch } from './walk-for-search';
 
 /**
@@ -34,18 +35,7 @@ export interface CursorPageQuery<S extends string> extends PageQuery<S> {
   cursor?: string;
 }
 
-/**
- * A sortable column: the SQL the rows are ordered by (what its index holds) and its type.
- * `nullable` for a column that may be NULL: Postgres sorts NULL after every value ascending and
- * before every value descending (as a btree index holds it), and a row comparison with a NULL
- * is not true, so a cursor page of such a key reads the rows with a value and the NULL rows as
- * two index ranges (see paginateByKeyset).
- */
-export interface SortKey {
-  expression: RawBuilder<unknown>;
-  type: 'text' | 'timestamptz';
-  nullable?: boolean;
-}
+export type { SortKey } from './sort-key';
 
 /**
  * What a cursor is bound to besides the sort: the caller's scope (the tenant) and the filters.

@@ -1,5 +1,5 @@
 import { sql, type QueryExecutorProvider, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { SortKey } from './keyset';
+import type { SortKey } from './sort-key';
 
 /**
  * Rows of the sort's index a search walks before it leaves the page to the search's own index.
