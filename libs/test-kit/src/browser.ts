@@ -1,6 +1,13 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Download,
+  type Page,
+} from 'playwright-core';
 
 /*
  * The browser tests' harness: Debian's `chromium` driven by playwright-core, what a page got
@@ -110,4 +117,26 @@ export async function signInThroughConsole(
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * Does `click` and reads back, whole, the file the page downloads because of it (the page's
+ * context needs `acceptDownloads`). Listening starts before the click, so no download is missed.
+ */
+export async function downloadFrom(
+  page: Page,
+  click: () => Promise<void>,
+): Promise<{ download: Download; body: Buffer }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  return { download, body: await readFile((await download.path()) as string) };
+}
+
+/**
+ * A gate the test opens: a request held in `page.route` awaits `opened` until the test calls
+ * `open()`, so a screen can be looked at mid-request without waiting on time.
+ */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => undefined as void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
 }

@@ -44,8 +44,11 @@ export {
   saveScreenshot,
   seriousAxeViolations,
   signInThroughConsole,
+  downloadFrom,
+  gate,
   type ExpectedFailures,
 } from './browser';
+export { leadImportCsv, LEAD_IMPORT_HEADER, REJECTED_IMPORT_ROWS } from './lead-import-csv';
 export {
   itKeepsTheCursorContract,
   CURSOR_REFUSALS,

@@ -4,8 +4,13 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  downloadFrom,
+  gate,
   launchChromium,
+  LEAD_IMPORT_HEADER,
+  leadImportCsv,
   PASSWORD,
+  REJECTED_IMPORT_ROWS,
   saveScreenshot,
   seriousAxeViolations,
   sessionClient,
@@ -18,8 +23,7 @@ import {
 import { withTenant } from '@crm/shared/db';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import { readFile } from 'node:fs/promises';
-import type { Browser, Download, Page, Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { service as crmApi } from '../../crm-api/src/main';
 
 /*
@@ -40,21 +44,6 @@ let browser: Browser;
 let page: Page;
 let problems: string[] = [];
 const own = { email: '', tenantId: '', viewerEmail: '' };
-
-const HEADER = 'Email,First name,Last name,Phone,Status,Source,Company';
-const STATUSES = ['new', 'contacted', 'qualified'];
-/** 2,000 rows; lines 502, 1202 and 2001 of the file (rows 500, 1200, 1999) are refused. */
-function importCsv(): string {
-  const lines = [HEADER];
-  for (let i = 0; i < 2000; i++) {
-    const email = i === 500 ? 'not-an-email' : i === 1999 ? '' : `lead${i}@import.test`;
-    const status = i === 1200 ? 'bogus' : STATUSES[i % 3];
-    lines.push(
-      `${email},First${i},"Last, ${i}",+1 555 ${String(i).padStart(4, '0')},${status},web,Acme ${i % 7}`,
-    );
-  }
-  return lines.join('\r\n') + '\r\n';
-}
 
 async function leadEmails(domain: string): Promise<string[]> {
   const rows = await withTenant(database.db, own.tenantId, (trx) =>
@@ -77,20 +66,6 @@ async function allOwnLeads() {
       .orderBy('email')
       .execute(),
   );
-}
-
-/** A gate the test opens: a routed request waits on it. */
-function gate() {
-  let open = () => undefined as void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
-
-async function downloaded(
-  click: () => Promise<void>,
-): Promise<{ download: Download; body: Buffer }> {
-  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
-  return { download, body: await readFile((await download.path()) as string) };
 }
 
 async function chooseFile(name: string, mimeType: string, buffer: Buffer) {
@@ -158,12 +133,12 @@ describe('the Import leads screen', () => {
   it('says so when the file is not a spreadsheet it can read', async () => {
     await chooseFile('leads.xlsx', 'application/octet-stream', Buffer.from('not a zip'));
     await page.getByRole('alert').getByText('The file is not a readable XLSX workbook.').waitFor();
-    await chooseFile('only-header.csv', 'text/csv', Buffer.from(`${HEADER}\r\n`));
+    await chooseFile('only-header.csv', 'text/csv', Buffer.from(`${LEAD_IMPORT_HEADER}\r\n`));
     await page.getByText('only-header.csv has no rows below its header row').waitFor();
   });
 
   it('maps the columns of a 2,000-row CSV and previews its first rows', async () => {
-    await chooseFile('leads.csv', 'text/csv', Buffer.from(importCsv()));
+    await chooseFile('leads.csv', 'text/csv', Buffer.from(leadImportCsv()));
     await page.getByText('Preview: the first 5 of 2,000 rows as they will be imported').waitFor();
     const mapped = async (column: string) =>
       page.getByLabel(`Import column ${column} as`).inputValue();
@@ -238,21 +213,14 @@ describe('the Import leads screen', () => {
   });
 
   it('downloads exactly the 3 rejected rows with their error texts', async () => {
-    const { download, body } = await downloaded(() =>
+    const { download, body } = await downloadFrom(page, () =>
       page.getByRole('button', { name: 'Download rejected rows (CSV)' }).click(),
     );
     expect(download.suggestedFilename()).toBe('rejected-leads.csv');
     const rows = parse(body, { columns: true }) as Record<string, string>[];
-    expect(rows.map((r) => [r.Email, r.Status, r['Line in file'], r['Import error']])).toEqual([
-      ['not-an-email', 'qualified', '502', 'Invalid email'],
-      [
-        'lead1200@import.test',
-        'bogus',
-        '1202',
-        'Invalid status "bogus"; one of: new, contacted, qualified, unqualified, converted, lost',
-      ],
-      ['', 'contacted', '2001', 'Email is required'],
-    ]);
+    expect(rows.map((r) => [r.Email, r.Status, r['Line in file'], r['Import error']])).toEqual(
+      REJECTED_IMPORT_ROWS,
+    );
     // The file's own cells come back as they were, commas and all.
     expect(rows[0]['Last name']).toBe('Last, 500');
     await saveScreenshot(page, 'console-lead-import-done');
@@ -356,7 +324,7 @@ describe('the Exports screen', () => {
   });
 
   it("downloads a CSV of the tenant's leads that matches Postgres, and no other tenant's", async () => {
-    const { download, body } = await downloaded(() =>
+    const { download, body } = await downloadFrom(page, () =>
       page.getByRole('button', { name: 'Download CSV' }).click(),
     );
     expect(download.suggestedFilename()).toMatch(/^leads-\d{4}-\d{2}-\d{2}\.csv$/);
@@ -400,7 +368,7 @@ describe('the Exports screen', () => {
     for (const name of ['ID', 'Phone', 'Source', 'Custom fields', 'Created', 'Updated']) {
       await page.getByRole('checkbox', { name, exact: true }).uncheck();
     }
-    const { download, body } = await downloaded(() =>
+    const { download, body } = await downloadFrom(page, () =>
       page.getByRole('button', { name: 'Download XLSX' }).click(),
     );
     expect(download.suggestedFilename()).toMatch(/^leads-[\d-]+\.xlsx$/);
@@ -466,12 +434,10 @@ describe('a viewer', () => {
 
     await viewerPage.goto('/exports');
     await viewerPage.getByRole('radio', { name: 'PDF' }).check();
-    const [download] = await Promise.all([
-      viewerPage.waitForEvent('download'),
+    const { download, body: pdf } = await downloadFrom(viewerPage, () =>
       viewerPage.getByRole('button', { name: 'Download PDF' }).click(),
-    ]);
+    );
     expect(download.suggestedFilename()).toMatch(/^leads-[\d-]+\.pdf$/);
-    const pdf = await readFile((await download.path()) as string);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pdf.subarray(-6).toString('latin1')).toMatch(/%%EOF\s*$/);
     expect(viewerProblems).toEqual([]);
