@@ -173,6 +173,8 @@ async function earlierExport(
     bom: true,
     record_delimiter: 'windows',
     escape_formulas: true,
+    // Any line break quoted, not only the CRLF record delimiter (csvCell's rule).
+    quoted_match: /[\r\n]/,
   });
   const chunks: Buffer[] = [];
   stringifier.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)));

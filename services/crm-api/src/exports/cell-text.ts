@@ -33,13 +33,13 @@ export function readableText(value: unknown, column: ExportColumn): string {
  */
 const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];
 /**
- * What makes a cell quoted: the delimiter, the quote, the record delimiter (CRLF), or a CR at
- * the end, which the row's CRLF would complete. A lone LF or CR inside a cell is not quoted:
- * csv-stringify, given `record_delimiter: 'windows'`, looks for that delimiter only, and the
- * export's bytes stay what they were (csv-parse, given the CRLF of the header, reads them back).
+ * What makes a cell quoted: the delimiter, the quote, or any line break (CR or LF, alone or
+ * as CRLF). A lone LF left unquoted, as csv-stringify with a `windows` record delimiter left
+ * it, ends the row for Excel, papaparse (the console's import) and any reader that splits
+ * records on a bare LF: a note with a line break became two broken rows there.
  */
 function needsQuotes(text: string): boolean {
-  return text.includes(',') || text.includes('"') || text.includes('\r\n') || text.endsWith('\r');
+  return /[,"\r\n]/.test(text);
 }
 
 /**
@@ -60,16 +60,16 @@ export function csvCell(text: string): string {
 const FORMULA_FIRST_BYTES = new Uint8Array(256);
 for (const c of FORMULA_STARTS) FORMULA_FIRST_BYTES[Buffer.from(c)[0]] = 1;
 /**
- * Bytes after which needsQuotes may hold (any CR stands for CRLF and a final CR). All ASCII:
- * they never occur inside a multi-byte character.
+ * Bytes after which needsQuotes holds. All ASCII: they never occur inside a multi-byte
+ * character.
  */
 const QUOTE_TRIGGER_BYTES = new Uint8Array(256);
-for (const c of [',', '"', '\r']) QUOTE_TRIGGER_BYTES[c.charCodeAt(0)] = 1;
+for (const c of [',', '"', '\r', '\n']) QUOTE_TRIGGER_BYTES[c.charCodeAt(0)] = 1;
 
 /**
  * True when csvCell would leave the UTF-8 text in `bytes[start, end)` as it is, judged on the
  * bytes without decoding them (the fast path of a million-row export). Errs only towards false:
- * a cell starting with any 0xEF character, or holding any CR, is handed to csvCell to decide.
+ * a cell starting with any 0xEF character is handed to csvCell to decide.
  */
 export function csvCellIsVerbatim(bytes: Uint8Array, start: number, end: number): boolean {
   if (start === end) return true;
