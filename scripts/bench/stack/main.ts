@@ -11,7 +11,9 @@
  * embedded Postgres), CONNECTIONS (50), DURATION (10 s), WARM_UP (3 s),
  * ONLY=deals,single,batches,relay,import,rss (default all); ONLY=scale (never by default: it seeds
  * 2.4 million rows) runs the records-at-scale scenario of scale.ts, SCALE_ROWS (1,000,000) its size
- * (its other knobs, e.g. SCALE_EXPORT_ONLY and SCALE_BEFORE_ROOT, are in scale.ts).
+ * (its other knobs, e.g. SCALE_EXPORT_ONLY and SCALE_BEFORE_ROOT, are in scale.ts); ONLY=console (never
+ * by default) the console's initial JavaScript and, in Chromium, its leads list and search on the
+ * same seeding (console.ts; CONSOLE_SAMPLES, 5), ONLY=scale,console both on one seeding.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -40,6 +42,7 @@ import {
   type Stack,
 } from './scenarios';
 import { recordsAtScale, scaleRows } from './scale';
+import { consoleRows } from './console';
 import { BARE_SECRET } from './bare-http';
 import { PORT_VARIABLES, type ServiceName } from '../../dev/ports';
 
@@ -226,11 +229,27 @@ export async function runStackBench(): Promise<Row[]> {
       for (const child of started) await stopProcess(child);
     }
 
-    if (ONLY.has('scale')) {
-      process.stderr.write('records at scale: lists, a record, its timeline and the CSV export\n');
-      const r = await recordsAtScale({ adminUrl, ports, envOf });
-      details.scale = r;
-      rows.push(...scaleRows(r));
+    if (ONLY.has('scale') || ONLY.has('console')) {
+      process.stderr.write(
+        ONLY.has('scale')
+          ? 'records at scale: lists, a record, its timeline and the CSV export\n'
+          : 'the console at scale: its initial JavaScript, the leads list and its search\n',
+      );
+      // ONLY=scale,console measures both on one seeding.
+      const r = await recordsAtScale({
+        adminUrl,
+        ports,
+        envOf,
+        api: ONLY.has('scale'),
+        console: ONLY.has('console'),
+      });
+      const { console: consoleFigures, ...scale } = r;
+      if (ONLY.has('scale')) details.scale = scale;
+      if (consoleFigures) {
+        details.console = { ...consoleFigures, rows: r.rows, seedingMs: r.seedingMs };
+        rows.push(...consoleRows(consoleFigures));
+      }
+      if (ONLY.has('scale')) rows.push(...scaleRows(r));
     }
 
     if (ONLY.has('relay')) {
@@ -272,13 +291,15 @@ export async function runStackBench(): Promise<Row[]> {
   // A partial run (ONLY=...) is written beside the whole one, never over it.
   // The scale scenario alone is a run of its own kind: bench/results/<date>-scale.json.
   const kind =
-    process.env.ONLY === 'scale'
-      ? process.env.SCALE_EXPORT_ONLY === '1'
-        ? 'scale-export'
-        : 'scale'
-      : process.env.ONLY
-        ? `stack-only-${[...ONLY].join('-')}`
-        : 'stack';
+    process.env.ONLY === 'console'
+      ? 'console'
+      : process.env.ONLY === 'scale'
+        ? process.env.SCALE_EXPORT_ONLY === '1'
+          ? 'scale-export'
+          : 'scale'
+        : process.env.ONLY
+          ? `stack-only-${[...ONLY].join('-')}`
+          : 'stack';
   const file = writeResults(kind, rows, details);
   process.stdout.write(`results: ${file}\n`);
   return rows;

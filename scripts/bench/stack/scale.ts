@@ -31,6 +31,7 @@ import {
   migrateToLatest,
   withDatabase,
 } from '../../../libs/shared/src/db';
+import { consoleAtScale } from './console';
 import { startService, stopProcess } from './processes';
 import type { Row } from './report';
 
@@ -488,9 +489,19 @@ export interface ScaleOptions {
   adminUrl: string;
   ports: Record<string, number>;
   envOf: (service: string) => Record<string, string>;
+  /** The API's figures and the export (`ONLY=scale`); without it, the seeding serves the console. */
+  api?: boolean;
+  /** The console's figures of console.ts (`ONLY=console`), on the same seeding and stack. */
+  console?: boolean;
 }
 
-export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
+export async function recordsAtScale({
+  adminUrl,
+  ports,
+  envOf,
+  api = true,
+  console: measureConsole = false,
+}: ScaleOptions) {
   const dbName = `crm_bench_scale_${process.pid}`;
   const databaseUrl = withDatabase(adminUrl, dbName);
   const started: ChildProcess[] = [];
@@ -570,6 +581,16 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
     const seedMs = Object.values(seeding).reduce((sum, v) => sum + v, 0);
     process.stderr.write(`  seeded and analysed in ${(seedMs / 1000).toFixed(1)} s\n`);
 
+    // First, before the API's figures add activities and warm Postgres's caches for them.
+    const consoleFigures = measureConsole ? await consoleAtScale(gatewayUrl, sql, a, c) : undefined;
+    const base = {
+      rows: { A: SCALE_ROWS, B: OTHER_TENANT_ROWS, C: BASELINE_ROWS },
+      seedingMs: seeding,
+      console: consoleFigures,
+    };
+    if (!api)
+      return { ...base, samplesPerFigure: 0, figures: { A: {}, C: {} }, exports: undefined };
+
     const figures: Record<'A' | 'C', Record<string, Latency>> = EXPORT_ONLY
       ? { A: {}, C: {} }
       : {
@@ -611,8 +632,7 @@ export async function recordsAtScale({ adminUrl, ports, envOf }: ScaleOptions) {
       rounds,
     };
     return {
-      rows: { A: SCALE_ROWS, B: OTHER_TENANT_ROWS, C: BASELINE_ROWS },
-      seedingMs: seeding,
+      ...base,
       samplesPerFigure: SAMPLES,
       figures,
       exports,
@@ -651,6 +671,7 @@ export function scaleRows(result: Awaited<ReturnType<typeof recordsAtScale>>): R
       holds: target === undefined ? true : a.p99Ms < target,
     });
   }
+  if (!result.exports) return rows;
   const { A, C, rounds } = result.exports;
   const mean = (values: number[]) =>
     Math.round(values.reduce((sum, v) => sum + v, 0) / values.length);
