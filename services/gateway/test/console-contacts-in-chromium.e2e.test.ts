@@ -22,7 +22,7 @@ import { service as crmApi } from '../../crm-api/src/main';
  * The console's Contacts, Products and Activities screens in real headless Chromium (Debian's
  * `chromium`, driven by playwright-core), through a real gateway in front of a real crm-api:
  * each opened from the main navigation and showing only the signed-in user's tenant's records
- * in a table with column headers; contacts sorted, searched by the start of an email, a
+ * in a table with column headers; contacts sorted, searched (names, email, company), a
  * contact's panel at its own address; products sorted by sku, a product's panel; activities
  * newest first, an activity's panel, a contact's activities from its panel. No console error,
  * no axe violation rated serious or critical. Screenshots go to artifacts/console-contact*.png,
