@@ -86,7 +86,6 @@ export {
 export {
   CONTACT_COLUMNS,
   CONTACT_SORT_KEYS,
-  contactListQuery,
   deleteContact,
   findContact,
   findContactByEmail,

@@ -124,15 +124,9 @@ export const CONTACT_SORT_KEYS = {
 export type ContactSortKey = keyof typeof CONTACT_SORT_KEYS;
 
 /**
- * The list's query before paging: the tenant's contacts with `q` applied (names, full name,
- * email, phone and company; `matchesSearch`, through the contacts' search view).
+ * The list's query before paging: the tenant's contacts, from the search view when `searching`
+ * (`q` itself is paginateByKeyset's `search`: names, full name, email, phone and company).
  */
-export function contactListQuery(trx: Trx, tenantId: string, filters: ContactFilters = {}) {
-  const query = contactRows(trx, tenantId, Boolean(filters.q));
-  return filters.q ? query.where(matchesSearch('crm_contacts', filters.q)) : query;
-}
-
-/** The tenant's contacts, from the search view when `searching`. */
 function contactRows(trx: Trx, tenantId: string, searching: boolean) {
   return listRows(trx, 'crm_contacts', searching)
     .select(CONTACT_COLUMNS)
