@@ -293,24 +293,26 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
   let counted = query.clearSelect().select(sql<number>`1`.as('one'));
   if (!options.filtered) counted = counted.orderBy(key.expression, page.sortOrder);
   counted = counted.limit(COUNT_LIMIT + 1);
-  const rowsQuery = query
-    .select(sql<string | null>`(${key.expression})::text`.as('__key'))
-    .select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
+  const keyed = query.select(sql<string | null>`(${key.expression})::text`.as('__key'));
+  // A search's later page has its count in the cursor: counting again (up to 10,001 matches
+  // through the search's index) would be thrown away.
+  const rowsQuery = carried
+    ? keyed
+    : keyed.select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
   const rows = (await readRows(rowsQuery, key, tiebreak, page.sortOrder, after, {
     limit: page.pageSize + 1,
     offset: after ? 0 : (page.page - 1) * page.pageSize,
-  })) as Array<O & { __key: string | null; __total: string }>;
+  })) as Array<O & { __key: string | null; __total?: string }>;
 
-  let counting: number;
-  if (rows.length > 0) {
-    counting = Number(rows[0].__total);
-  } else {
-    // Past the last page there is no row to carry the count: count on its own.
+  // Past the last page there is no row to carry the count: count on its own.
+  const countAlone = async () => {
     const { rows: n } = await sql<{
       n: string;
     }>`SELECT count(*) AS n FROM (${counted}) AS counted`.execute(executor);
-    counting = Number(n[0]?.n ?? 0);
-  }
+    return Number(n[0]?.n ?? 0);
+  };
+  // pageOf takes a carried count from the cursor.
+  const counting = carried ? 0 : rows.length > 0 ? Number(rows[0].__total) : await countAlone();
   return pageOf(rows, Math.min(counting, COUNT_LIMIT), counting <= COUNT_LIMIT);
 }
 
