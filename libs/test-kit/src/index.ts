@@ -55,3 +55,4 @@ export {
   type CursorListContract,
   type CursorPageBody,
 } from './cursor-list';
+export { itCapsItsCountPast10000, type CountCapContract } from './count-cap';
