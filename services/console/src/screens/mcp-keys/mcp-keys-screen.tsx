@@ -39,7 +39,7 @@ export function McpKeysScreen() {
   const keys = useQuery({
     queryKey: MCP_KEYS_KEY,
     queryFn: ({ signal }) => fetchMcpKeys(signal),
-    select: (body) => body.data.items,
+    select: (body) => body.data,
   });
   const creatorOf = useCreators();
   return (
@@ -59,7 +59,7 @@ export function McpKeysScreen() {
         <Loading what="keys" />
       ) : keys.isError ? (
         <Problem error={keys.error} onRetry={() => void keys.refetch()} />
-      ) : keys.data.length === 0 ? (
+      ) : keys.data.items.length === 0 ? (
         <Empty>
           <p>
             No keys yet.
@@ -68,7 +68,12 @@ export function McpKeysScreen() {
         </Empty>
       ) : (
         <table className="plain-table">
-          <caption>Keys ({keys.data.length})</caption>
+          <caption>
+            Keys ({keys.data.total}
+            {keys.data.total > keys.data.items.length &&
+              `, the ${keys.data.items.length} newest shown`}
+            )
+          </caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -82,7 +87,7 @@ export function McpKeysScreen() {
             </tr>
           </thead>
           <tbody>
-            {keys.data.map((key) => (
+            {keys.data.items.map((key) => (
               <KeyRow
                 key={key.id}
                 mcpKey={key}
