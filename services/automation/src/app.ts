@@ -5,11 +5,13 @@ import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { createEngine, secretBoxFor } from './engine/create-engine';
+import { eventRoutes } from './events/events.routes';
 import { runRoutes } from './runs/runs.routes';
 import { workflowRoutes } from './workflows/workflows.routes';
 
 /**
- * automation (:4003): workflows (CRUD, rotate-secret), their runs and test runs. Session routes
+ * automation (:4003): workflows (CRUD, rotate-secret), their runs and test runs, and the
+ * tenant's recent platform events (what workflows react to). Session routes
  * run with the identity the gateway signed, inside withTenant; viewers read only. The event
  * consumer is the service's worker (main.ts). Builds the express app from its dependencies;
  * does not listen (main.ts does).
@@ -35,6 +37,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
         }),
       );
       app.use(runRoutes(deps.db, engine, deps.bodyLimitBytes, deps.internalTokenSecret));
+      app.use(eventRoutes(deps.db, deps.internalTokenSecret));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { addOperation, idParam, type OpenAPIRegistry } from '@crm/shared/openapi';
 import { z } from 'zod';
+import { eventPageQuery, eventPageSchema, eventTypesSchema } from './events/events.schema';
 import { runPageQuery, runPageSchema, runResponseSchema, testRunSchema } from './runs/runs.schema';
 import {
   createWorkflowSchema,
@@ -153,5 +154,28 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     params: idParam(),
     success: { description: 'The run and its steps', data: runResponseSchema },
     errors: [404],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/events',
+    tag: TAG,
+    summary: "The tenant's recent platform events, newest first (page helper)",
+    description:
+      'What workflows react to: the events the platform recorded for the tenant (its outbox ' +
+      'rows, kept for the outbox retention, 7 days by default after they are published), ' +
+      'filterable by `type`. A bulk write stored as one batch row is one item with its ' +
+      '`event_count` and its first event. Any member may read them, viewers too.',
+    auth: 'session',
+    query: eventPageQuery,
+    success: { description: 'One page of events', bare: eventPageSchema },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/events/types',
+    tag: TAG,
+    summary: 'The event types the platform emits (the list filter and workflow triggers take)',
+    auth: 'session',
+    success: { description: 'The event types', data: eventTypesSchema },
   });
 }

@@ -10,5 +10,7 @@ describeFuzzedRequests(service, [
   '/api/automations/workflows/00000000-0000-4000-8000-000000000000',
   '/api/automations/workflows/00000000-0000-4000-8000-000000000000/test',
   '/api/automations/runs/x',
+  '/api/events',
+  '/api/events/types',
   '/nowhere',
 ]);

@@ -154,6 +154,23 @@ export const router = createBrowserRouter([
           import('./screens/forms/form-editor').then((m) => ({ Component: m.FormEditorScreen })),
       },
       {
+        path: 'members',
+        lazy: () =>
+          import('./screens/members/members-screen').then((m) => ({ Component: m.MembersScreen })),
+      },
+      {
+        path: 'mcp-keys',
+        lazy: () =>
+          import('./screens/mcp-keys/mcp-keys-screen').then((m) => ({
+            Component: m.McpKeysScreen,
+          })),
+      },
+      {
+        path: 'events',
+        lazy: () =>
+          import('./screens/events/events-screen').then((m) => ({ Component: m.EventsScreen })),
+      },
+      {
         path: 'invitations',
         lazy: () =>
           import('./screens/invitations').then((m) => ({ Component: m.InvitationsScreen })),

@@ -178,6 +178,20 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     success: { description: 'Member updated', data: z.object({ member }) },
     errors: [400, 404, 409, 415],
   });
+  addOperation(registry, {
+    method: 'delete',
+    path: '/api/auth/members/{userId}',
+    tag: 'Members',
+    summary: 'Remove a member from the active tenant (owners, admins)',
+    description:
+      'Deletes the membership; the account and its other memberships stay, and the user can ' +
+      'be invited again. Only an owner may remove an owner; the last active owner cannot be ' +
+      'removed (409). A removed member loses access at once.',
+    auth: 'session',
+    params: idParam('userId'),
+    success: { description: 'Removed', data: z.object({ member }) },
+    errors: [400, 404, 409],
+  });
 
   addOperation(registry, {
     method: 'get',

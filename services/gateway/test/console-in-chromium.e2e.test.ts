@@ -158,6 +158,9 @@ describe('in the browser', () => {
       'Activities',
       'Forms',
       'Exports',
+      'MCP keys',
+      'Members',
+      'Events',
     ]);
   });
 

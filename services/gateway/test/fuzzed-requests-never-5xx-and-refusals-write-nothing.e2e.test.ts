@@ -192,6 +192,7 @@ describe('query strings, path segments, headers and cookies', () => {
     const routes: Array<[string, (segment: string) => string, string | undefined]> = [
       ['PATCH', (s) => `/api/auth/members/${s}`, '{"role":"member"}'],
       ['DELETE', (s) => `/api/auth/members/invitations/${s}`, undefined],
+      ['DELETE', (s) => `/api/auth/members/${s}`, undefined],
       ['POST', (s) => `/api/auth/invitations/${s}/accept`, '{}'],
       ['POST', (s) => `/api/auth/invitations/${s}/decline`, undefined],
     ];

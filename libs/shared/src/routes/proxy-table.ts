@@ -41,7 +41,7 @@ export const PROXY_TABLE: readonly ProxyRoute[] = [
     auth: 'service-checked',
   },
   { prefixes: ['/api/integrations'], service: 'webhook-ingest', auth: 'session' },
-  { prefixes: ['/api/automations'], service: 'automation', auth: 'session' },
+  { prefixes: ['/api/automations', '/api/events'], service: 'automation', auth: 'session' },
   { prefixes: ['/api/mcp/keys'], service: 'mcp-ingest', auth: 'session' },
   { prefixes: ['/api/mcp'], service: 'mcp-ingest', auth: 'service-checked' },
   { prefixes: ['/api/migrate'], service: 'migrate', auth: 'service-checked' },

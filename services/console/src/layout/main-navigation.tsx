@@ -9,7 +9,13 @@ const SCREENS = [
   'Activities',
   'Forms',
   'Exports',
+  'MCP keys',
+  'Members',
+  'Events',
 ];
+
+/** `MCP keys` -> `/mcp-keys`. */
+const pathOf = (name: string) => `/${name.toLowerCase().replaceAll(' ', '-')}`;
 
 /** The main navigation landmark: one link per screen, the current one marked for assistive tech. */
 export function MainNavigation() {
@@ -18,7 +24,7 @@ export function MainNavigation() {
       <ul>
         {SCREENS.map((name) => (
           <li key={name}>
-            <NavLink to={`/${name.toLowerCase()}`}>{name}</NavLink>
+            <NavLink to={pathOf(name)}>{name}</NavLink>
           </li>
         ))}
       </ul>

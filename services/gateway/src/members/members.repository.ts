@@ -165,3 +165,14 @@ export async function updateMembership(
   // Every gateway replica drops this user's cached memberships once this commits.
   await notifySessionChange(trx, { user: userId });
 }
+
+/** Removes the membership (the account stays, and its other tenants' memberships). */
+export async function deleteMembership(trx: Trx, tenantId: string, userId: string): Promise<void> {
+  await trx
+    .deleteFrom('tenant_users')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .execute();
+  // Every gateway replica drops this user's cached memberships once this commits.
+  await notifySessionChange(trx, { user: userId });
+}

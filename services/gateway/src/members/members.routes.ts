@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import {
   countOtherActiveOwners,
   deleteInvitation,
+  deleteMembership,
   findActiveMemberRole,
   findMember,
   findPendingInvitation,
@@ -58,8 +59,8 @@ async function lockMembersAndReadActorRole(
  * `/api/auth/members`: membership management of the selected tenant, for its owners and
  * admins (a member or viewer gets 403 `FORBIDDEN`). Adding someone invites their email: they
  * join only by accepting (`/api/auth/invitations`), and the answer to the add is the same
- * whether or not the email has an account. Only an owner may grant or change the owner role,
- * and a tenant always keeps at least one active owner.
+ * whether or not the email has an account. Only an owner may grant or change the owner role
+ * (or remove an owner), and a tenant always keeps at least one active owner.
  */
 export function memberRoutes(
   db: Kysely<Database>,
@@ -119,6 +120,34 @@ export function memberRoutes(
       res,
       { invitation: tenantInvitationView(revoked, 'revoked') },
       { message: 'Invitation revoked' },
+    );
+  });
+
+  router.delete('/:userId', async (req, res) => {
+    const { tenantId, userId: actorUserId } = identityOf(req);
+    const userId = validate(userIdSchema, req.params.userId, 'user id');
+    const removed = await withTenant(db, tenantId, async (trx) => {
+      const actorRole = await lockMembersAndReadActorRole(trx, tenantId, actorUserId);
+      const current = await lockMembership(trx, tenantId, userId);
+      if (!current || current.status === 'invited') {
+        throw errors.notFound('No such member in this tenant');
+      }
+      if (current.role === 'owner' && actorRole !== 'owner') {
+        throw errors.forbidden('Only an owner may remove an owner');
+      }
+      const isActiveOwner = current.role === 'owner' && current.status === 'active';
+      if (isActiveOwner && (await countOtherActiveOwners(trx, userId)) === 0) {
+        throw errors.conflict('A tenant must keep at least one active owner');
+      }
+      const member = await findMember(trx, tenantId, userId);
+      await deleteMembership(trx, tenantId, userId);
+      return member;
+    });
+    sessionCache?.drop({ user: userId });
+    sendSuccess(
+      res,
+      { member: { ...removed, status: 'removed' as const } },
+      { message: 'Member removed' },
     );
   });
 
