@@ -243,17 +243,24 @@ export class NatsBus implements EventBus {
     const consumer = await this.js.consumers.get(this.options.streamName, spec.durable);
     const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
     let stopping = false;
+    const concurrency = Math.max(1, spec.concurrency ?? 1);
+    const handling = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const msg of messages) {
         // Pulled ahead (up to max_messages) but not started when stop() came: handed back at
         // once, so another instance (or this one after its restart) takes them now rather than
-        // after ack_wait; the shutdown waits only for the handler already running.
+        // after ack_wait; the shutdown waits only for the handlers already running.
         if (stopping) {
           msg.nak();
           continue;
         }
-        await this.handle(msg, spec, patterns, maxDeliver, retryDelayMs);
+        const handled = this.handle(msg, spec, patterns, maxDeliver, retryDelayMs).finally(() =>
+          handling.delete(handled),
+        );
+        handling.add(handled);
+        if (handling.size >= concurrency) await Promise.race(handling);
       }
+      await Promise.all(handling);
     })();
     const subscription: Subscription = {
       stop: async () => {
