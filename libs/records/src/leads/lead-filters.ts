@@ -1,7 +1,7 @@
 import { LEAD_STATUSES, type Database } from '@crm/shared/db';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { leadSearchCandidates, listRows, matchesSearch } from '../search-rows';
+import { listRows, matchesSearch } from '../search-rows';
 import { normalizeSource } from './normalize-lead';
 
 /** Filters of the lead list and the lead export: `status`, `source` (normalised as on import), `q`. */
@@ -33,11 +33,8 @@ export function whereLeadFilters<O>(
   if (filters.source !== undefined) {
     filtered = filtered.where('crm_leads.source', '=', normalizeSource(filters.source) ?? '');
   }
-  // The search index nominates, the live text decides (leadSearchCandidates).
-  if (filters.q) {
-    filtered = filtered
-      .where(matchesSearch('crm_leads', filters.q))
-      .where(leadSearchCandidates(filters.q));
-  }
+  // The live text alone (no search index: the export, the one reader with `q` here, reads the
+  // tenant's leads in one pass anyway, and so never misses a lead the indexer has not seen yet).
+  if (filters.q) filtered = filtered.where(matchesSearch('crm_leads', filters.q));
   return filtered;
 }

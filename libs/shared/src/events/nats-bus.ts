@@ -241,9 +241,12 @@ export class NatsBus implements EventBus {
       filter_subject: filter,
     });
     const consumer = await this.js.consumers.get(this.options.streamName, spec.durable);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
-    let stopping = false;
     const concurrency = Math.max(1, spec.concurrency ?? 1);
+    // Pulled ahead: at least as many as may be in hand, so a batching handler's batch can fill.
+    const messages: ConsumerMessages = await consumer.consume({
+      max_messages: Math.max(64, concurrency),
+    });
+    let stopping = false;
     const handling = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const msg of messages) {

@@ -5,8 +5,10 @@ import { IdBatcher } from './id-batcher';
 
 /** The durable consumer's name: every crm-api instance shares its work. */
 export const LEAD_SEARCH_CONSUMER = 'crm-api-lead-search';
-/** Leads per indexing transaction, and so events in hand at once. */
-const BATCH = 64;
+/** Leads per indexing transaction. */
+const BATCH = 128;
+/** Events in hand at once: two batches, so the next one fills while one is being written. */
+const IN_HAND = 2 * BATCH;
 /** Longest wait for a batch to fill once it has a lead: the lag a lone write adds. */
 const BATCH_WAIT_MS = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,7 +30,7 @@ export function leadSearchIndexer(deps: WorkerDeps): Worker {
   const consumer = consumerWorker(LEAD_SEARCH_CONSUMER, deps.bus, {
     durable: LEAD_SEARCH_CONSUMER,
     types: ['lead.*'],
-    concurrency: BATCH,
+    concurrency: IN_HAND,
     handler: async (event) => {
       // Not a lead's event (nothing to index): acked as handled.
       if (event.record.module !== LEAD_MODULE || !UUID.test(event.record.id)) return;
