@@ -61,6 +61,7 @@ export {
   type LeadEventType,
 } from './leads/leads.events';
 export { ingestLeads, prepareLeads } from './leads/leads.ingest';
+export { FILL_LEAD_SEARCH_TEXTS, indexLeadSearchTexts } from './leads/lead-search-texts.repository';
 export {
   leadFilterFields,
   leadListSource,

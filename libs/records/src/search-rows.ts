@@ -30,10 +30,25 @@ export function listRows<T extends Searchable>(
 /**
  * `q` as the condition on a search view's `search_text`: the text anywhere in it, ignoring
  * case (lowered by Postgres, as the text was); runs of white space count as one space, and
- * `%`, `_` and `\` are themselves, not wildcards.
+ * `%`, `_` and `\` are themselves, not wildcards. On the lead view this is the live lead's
+ * text, which no index serves: a search that falls back to an index adds leadSearchCandidates.
  */
 export function matchesSearch(table: Searchable, q: string) {
+  return sql<boolean>`${sql.ref(`${table}.search_text`)} LIKE lower(${likePattern(q)})`;
+}
+
+/**
+ * `q` as a condition on `crm_leads.id`: the leads whose row in the lead search index (migration
+ * 0025, filled after commit by crm-api's indexer) matches, read through its trigram index. It
+ * only nominates candidates and always goes with matchesSearch, which re-checks the live text:
+ * a stale search row can hide a lead written a moment ago, never return one that does not match.
+ */
+export function leadSearchCandidates(q: string) {
+  return sql<boolean>`crm_leads.id IN (SELECT c.lead_id FROM crm_lead_search_candidates c
+    WHERE c.search_text LIKE lower(${likePattern(q)}))`;
+}
+
+function likePattern(q: string): string {
   const words = q.trim().replace(/\s+/g, ' ');
-  const escaped = words.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return sql<boolean>`${sql.ref(`${table}.search_text`)} LIKE lower(${`%${escaped}%`})`;
+  return `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

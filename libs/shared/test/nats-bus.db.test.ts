@@ -92,6 +92,32 @@ describeWithNats('NATS JetStream bus', () => {
     expect(received).toEqual([event.id, other.id]);
   });
 
+  it('hands a consumer with concurrency 3 up to three events at once', async () => {
+    const bus = await connectBus();
+    const handled: string[] = [];
+    let inHand = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const threeInHand = new Promise<void>((resolve) => (release = resolve));
+    await bus.subscribe({
+      durable: 'batcher',
+      concurrency: 3,
+      handler: async (e) => {
+        inHand += 1;
+        most = Math.max(most, inHand);
+        // One at a time, the first event would wait here for ever.
+        if (inHand === 3) release();
+        await threeInHand;
+        inHand -= 1;
+        handled.push(e.id);
+      },
+    });
+    const events = Array.from({ length: 7 }, () => leadImported());
+    for (const e of events) await bus.publish(e);
+    await eventually(() => expect([...handled].sort()).toEqual(events.map((e) => e.id).sort()));
+    expect(most).toBe(3);
+  });
+
   it('redelivers an event whose handler throws (nak), then acks it', async () => {
     const bus = await connectBus();
     const attempts: number[] = [];

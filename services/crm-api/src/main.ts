@@ -3,12 +3,14 @@ import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { leadSearchIndexer } from './search-index/lead-search-indexer';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'crm-api',
   configSchema,
   port: (config) => config.CRM_API_PORT,
   createApp,
+  workers: (deps) => [leadSearchIndexer(deps)],
   runsOutboxRelay: true,
   packageDir: join(__dirname, '..'),
 };

@@ -33,6 +33,8 @@ export function whereLeadFilters<O>(
   if (filters.source !== undefined) {
     filtered = filtered.where('crm_leads.source', '=', normalizeSource(filters.source) ?? '');
   }
+  // The live text alone (no search index: the export, the one reader with `q` here, reads the
+  // tenant's leads in one pass anyway, and so never misses a lead the indexer has not seen yet).
   if (filters.q) filtered = filtered.where(matchesSearch('crm_leads', filters.q));
   return filtered;
 }

@@ -18,6 +18,10 @@ export interface Database {
   /** Views of the tenant's rows with their search text, read when a list searches (`q`). */
   crm_lead_search: LeadsTable & SearchText;
   crm_contact_search: ContactsTable & SearchText;
+  /** The lead search's index, filled after commit (migration 0025); crm_system only. */
+  crm_lead_search_texts: LeadSearchTextsTable;
+  /** The tenant's rows of crm_lead_search_texts: candidates a search re-checks. */
+  crm_lead_search_candidates: Omit<LeadSearchTextsTable, 'tenant_id'>;
   crm_products: ProductsTable;
   crm_deals: DealsTable;
   crm_web_forms: WebFormsTable;
@@ -144,6 +148,12 @@ type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 
 /** The lower-cased text a search (`q`) matches, a column of the search views. */
 export interface SearchText {
+  search_text: string;
+}
+
+export interface LeadSearchTextsTable {
+  lead_id: string;
+  tenant_id: string;
   search_text: string;
 }
 

@@ -22,6 +22,12 @@ export interface SubscriptionSpec {
   maxDeliver?: number;
   /** Wait before a failed event is delivered again (default 1000 ms). */
   retryDelayMs?: number;
+  /**
+   * Events handled at once (default 1: one after the other, in order). More lets a handler
+   * batch the events in hand (each still acked only once its own handler call resolves), for a
+   * consumer whose work does not depend on the order.
+   */
+  concurrency?: number;
 }
 
 export interface Subscription {

@@ -25,7 +25,10 @@ interface Pending {
   attempt: number;
 }
 
-/** One durable consumer: its members share the work, events are handled one at a time in order. */
+/**
+ * One durable consumer: its members share the work, events are handled in order, one at a time
+ * or `concurrency` at a time.
+ */
 class DurableConsumer {
   private readonly members: EventHandler[] = [];
   private readonly pending: Pending[] = [];
@@ -39,6 +42,8 @@ class DurableConsumer {
     private readonly maxDeliver: number,
     private readonly retryDelayMs: number,
     private readonly logger: Logger,
+    /** Events handed to the members at once (SubscriptionSpec.concurrency). */
+    private readonly concurrency: number,
   ) {}
 
   wants(event: EventEnvelope): boolean {
@@ -77,7 +82,8 @@ class DurableConsumer {
       // does with a real broker.
       await new Promise((resolve) => setImmediate(resolve));
       while (this.members.length > 0 && this.pending.length > 0) {
-        await this.deliver(this.pending.shift() as Pending);
+        const taken = this.pending.splice(0, this.concurrency);
+        await Promise.all(taken.map((pending) => this.deliver(pending)));
       }
     })().finally(() => {
       this.running = undefined;
@@ -158,6 +164,7 @@ export class InProcessBus implements EventBus {
         spec.maxDeliver ?? DEFAULT_MAX_DELIVER,
         spec.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
         this.options.logger,
+        Math.max(1, spec.concurrency ?? 1),
       );
       this.consumers.set(spec.durable, consumer);
       // A new durable starts from the oldest retained event, like JetStream's DeliverPolicy.All.

@@ -241,19 +241,29 @@ export class NatsBus implements EventBus {
       filter_subject: filter,
     });
     const consumer = await this.js.consumers.get(this.options.streamName, spec.durable);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
+    const concurrency = Math.max(1, spec.concurrency ?? 1);
+    // Pulled ahead: at least as many as may be in hand, so a batching handler's batch can fill.
+    const messages: ConsumerMessages = await consumer.consume({
+      max_messages: Math.max(64, concurrency),
+    });
     let stopping = false;
+    const handling = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const msg of messages) {
         // Pulled ahead (up to max_messages) but not started when stop() came: handed back at
         // once, so another instance (or this one after its restart) takes them now rather than
-        // after ack_wait; the shutdown waits only for the handler already running.
+        // after ack_wait; the shutdown waits only for the handlers already running.
         if (stopping) {
           msg.nak();
           continue;
         }
-        await this.handle(msg, spec, patterns, maxDeliver, retryDelayMs);
+        const handled = this.handle(msg, spec, patterns, maxDeliver, retryDelayMs).finally(() =>
+          handling.delete(handled),
+        );
+        handling.add(handled);
+        if (handling.size >= concurrency) await Promise.race(handling);
       }
+      await Promise.all(handling);
     })();
     const subscription: Subscription = {
       stop: async () => {

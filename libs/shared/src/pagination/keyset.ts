@@ -243,6 +243,12 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
      * few rows, which its own index serves.
      */
     search?: RawBuilder<boolean>;
+    /**
+     * Added with `search` when the walk did not settle the page: a condition that the search's
+     * own index serves when `search` itself cannot (a search index kept apart from the rows,
+     * whose candidates `search` re-checks).
+     */
+    searchIndex?: RawBuilder<boolean>;
   },
 ): Promise<CursorPage<O>> {
   const key = options.sortKeys[page.sortBy];
@@ -283,6 +289,7 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
       }
     }
     query = query.where(options.search);
+    if (options.searchIndex) query = query.where(options.searchIndex);
   }
 
   // Unfiltered, the count follows the sort's index (else Postgres may scan the table until it

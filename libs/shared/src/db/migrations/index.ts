@@ -23,6 +23,7 @@ import * as timeline_indexes from './0021_timeline_indexes';
 import * as receiver_record_list_indexes from './0022_receiver_record_list_indexes';
 import * as cursor_list_indexes from './0023_cursor_list_indexes';
 import * as record_search from './0024_record_search';
+import * as lead_search_texts from './0025_lead_search_texts';
 import * as event_outbox_by_tenant from './0026_event_outbox_by_tenant';
 
 /**
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0022_receiver_record_list_indexes': receiver_record_list_indexes,
   '0023_cursor_list_indexes': cursor_list_indexes,
   '0024_record_search': record_search,
+  '0025_lead_search_texts': lead_search_texts,
   '0026_event_outbox_by_tenant': event_outbox_by_tenant,
 };
 
