@@ -142,12 +142,18 @@ export async function listRuns(
   const result = await paginateByKeyset(trx, query, page, {
     sortKeys: RUN_SORT_KEYS,
     tiebreak: 'workflow_runs.id',
-    binding: listCursorBinding(binding.secret, 'workflow_runs', tenantId, {
-      workflow_id: workflowId,
-      status: filter.status,
-      from: filter.from?.toISOString(),
-      to: filter.to?.toISOString(),
-    }),
+    // Two lists (one workflow's runs, all runs), each its own cursors.
+    binding: listCursorBinding(
+      binding.secret,
+      workflowId ? 'workflow_runs' : 'all_workflow_runs',
+      tenantId,
+      {
+        workflow_id: workflowId,
+        status: filter.status,
+        from: filter.from?.toISOString(),
+        to: filter.to?.toISOString(),
+      },
+    ),
     // One index filters and orders each list (a range of its started_at), except a workflow's
     // runs by status, whose status is checked on the workflow's index rows.
     filtered: !!(workflowId && filter.status),
