@@ -9,6 +9,7 @@ const SCREENS = [
   'Activities',
   'Forms',
   'Exports',
+  'Workflows',
 ];
 
 /** The main navigation landmark: one link per screen, the current one marked for assistive tech. */
