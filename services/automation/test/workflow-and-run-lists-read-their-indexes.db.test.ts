@@ -17,6 +17,7 @@ const database = testDb();
 afterAll(() => database.close());
 
 const CURSORS = { secret: 'explain test cursor secret' };
+const NO_FILTER = { status: undefined, from: undefined, to: undefined };
 let tenantId: string;
 let workflowId: string;
 
@@ -104,7 +105,14 @@ describe('workflow and run lists read their indexes', () => {
     for (const order of ['asc', 'desc'] as const) {
       await expectPagesRead(
         (trx, cursor) =>
-          listRuns(trx, tenantId, workflowId, {}, page('started_at', order, cursor), CURSORS),
+          listRuns(
+            trx,
+            tenantId,
+            workflowId,
+            NO_FILTER,
+            page('started_at', order, cursor),
+            CURSORS,
+          ),
         'workflow_runs_by_workflow',
       );
     }
@@ -126,7 +134,14 @@ describe('workflow and run lists read their indexes', () => {
       for (const order of ['asc', 'desc'] as const) {
         await expectPagesRead(
           (trx, cursor) =>
-            listRuns(trx, tenantId, undefined, filter, page('started_at', order, cursor), CURSORS),
+            listRuns(
+              trx,
+              tenantId,
+              undefined,
+              { ...NO_FILTER, ...filter },
+              page('started_at', order, cursor),
+              CURSORS,
+            ),
           index,
         );
       }

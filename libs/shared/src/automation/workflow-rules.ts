@@ -185,4 +185,3 @@ export const updateWorkflowSchema = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one field to change' });
 export type WorkflowChange = z.infer<typeof updateWorkflowSchema>;
-
