@@ -176,7 +176,7 @@ describe('POST /api/automations/runs/:id/replay', () => {
     expect(await runsOf(owner.tenantId)).toHaveLength(2);
   });
 
-  it('with the SSRF guard on, a replay to a loopback address is refused at send time; nothing arrives', async () => {
+  it('with the SSRF guard on, a replay to a loopback address is refused at send time (nothing arrives); a run without context is a 409', async () => {
     const session = await tenantSession(guarded, database);
     const created = await sessionClient(guarded.url, session.cookie).post(
       '/api/automations/workflows',
@@ -254,5 +254,40 @@ describe('POST /api/automations/runs/:id/replay', () => {
       ],
     });
     expect(receiver.received).toHaveLength(sent);
+
+    // A failed run recorded before runs kept their context cannot be sent as it was: 409.
+    const oldRun = await withSystemScope(database.db, (trx) =>
+      trx
+        .insertInto('workflow_runs')
+        .values({
+          tenant_id: session.tenantId,
+          workflow_id: id,
+          event_type: 'lead.created',
+          module: 'leads',
+          record_id: 'r0',
+          is_test: true,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    );
+    await withSystemScope(database.db, (trx) =>
+      trx
+        .updateTable('workflow_runs')
+        .set({ status: 'failed' })
+        .where('id', '=', oldRun.id)
+        .execute(),
+    );
+    const refused = await sessionClient(guarded.url, session.cookie).post(
+      `/api/automations/runs/${oldRun.id}/replay`,
+      {},
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(
+      'Run was recorded before replays were possible: it cannot be replayed',
+    );
+    const replays = await withSystemScope(database.db, (trx) =>
+      trx.selectFrom('workflow_runs').select('id').where('replay_of', '=', oldRun.id).execute(),
+    );
+    expect(replays).toEqual([]);
   });
 });
