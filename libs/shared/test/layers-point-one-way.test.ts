@@ -12,7 +12,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['crypto', 'config', 'logger', 'telemetry', 'errors', 'routes'],
   ['db'],
   ['events'],
-  ['identity', 'http'],
+  // The workflow definition's rules (the automation service and the console's builder).
+  ['automation', 'identity', 'http'],
   ['pagination', 'inbound'],
   ['service'],
   // Build-time only (the OpenAPI generator): nothing at run time imports it.

@@ -1,7 +1,13 @@
 import { addOperation, idParam, type OpenAPIRegistry } from '@crm/shared/openapi';
 import { z } from 'zod';
 import { eventPageQuery, eventPageSchema, eventTypesSchema } from './events/events.schema';
-import { runPageQuery, runPageSchema, runResponseSchema, testRunSchema } from './runs/runs.schema';
+import {
+  replaySchema,
+  runPageQuery,
+  runPageSchema,
+  runResponseSchema,
+  testRunSchema,
+} from './runs/runs.schema';
 import {
   createWorkflowSchema,
   updateWorkflowSchema,
@@ -124,7 +130,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'get',
     path: `${BASE}/{id}/runs`,
     tag: TAG,
-    summary: "A workflow's runs, newest first (page helper)",
+    summary: "A workflow's runs, newest first (page helper), by status and start time",
     auth: 'session',
     params: idParam(),
     query: runPageQuery,
@@ -152,7 +158,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'Read a run with its steps',
     auth: 'session',
     params: idParam(),
-    success: { description: 'The run and its steps', data: runResponseSchema },
+    success: { description: 'The run, its steps and its replays', data: runResponseSchema },
     errors: [404],
   });
   addOperation(registry, {
@@ -177,5 +183,34 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     summary: 'The event types the platform emits (the list filter and workflow triggers take)',
     auth: 'session',
     success: { description: 'The event types', data: eventTypesSchema },
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/automations/runs',
+    tag: TAG,
+    summary: 'The runs of all workflows, newest first (page helper), by status and start time',
+    auth: 'session',
+    query: runPageQuery,
+    success: { description: 'One page of runs', bare: runPageSchema },
+    errors: [400],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/automations/runs/{id}/replay',
+    tag: TAG,
+    summary: 'Replay a failed run, or one failed step, as a new run linked to it',
+    description:
+      'Sends the failed steps of the run (or the step at `position`) again, now, with the ' +
+      "workflow's current node and secret, the original's `webhook-id` and the original's " +
+      'body, so a receiver can deduplicate. The new run has `replay_of` (the first run of the ' +
+      'chain) and `replayed_by`. A run that succeeded, a step that succeeded or a run still ' +
+      'running is a 409 CONFLICT; nothing is written. No automatic retry ever happens: a ' +
+      'replay is always asked for by a person. The SSRF guard applies at send time. Viewers ' +
+      'may not replay.',
+    auth: 'session',
+    params: idParam(),
+    body: { schema: replaySchema, example: { position: 1 } },
+    success: { status: 201, description: 'The new run and its steps', data: runResponseSchema },
+    errors: [400, 404, 409],
   });
 }

@@ -11,7 +11,7 @@ import request from 'supertest';
 import { service } from '../src/main';
 
 /*
- * The workflow list and a workflow's runs page by keyset like crm-api's lists (docs/api.md,
+ * The workflow list, a workflow's runs and the runs of all workflows page by keyset like crm-api's lists (docs/api.md,
  * CursorPage): each keeps the shared cursor contract (libs/test-kit) through the real gateway,
  * on two tenants with the same rows; sort keys are shared in pairs (the id breaks the tie).
  */
@@ -50,7 +50,8 @@ async function seed(session: Session): Promise<Seeded> {
       .execute();
     await sql`INSERT INTO workflow_runs
         (tenant_id, workflow_id, event_type, module, record_id, is_test, status, started_at)
-      SELECT ${t}, ${first.id}, 'lead.created', 'leads', 'r' || g, true, 'success', ${at}
+      SELECT ${t}, ${first.id}, 'lead.created', 'leads', 'r' || g, true,
+        CASE WHEN g % 2 = 0 THEN 'failed' ELSE 'success' END, ${at}
       FROM ${g}`.execute(trx);
     return { session, workflowId: first.id, quietWorkflowId: second.id };
   });
@@ -86,6 +87,7 @@ describe('GET /api/automations/workflows/:id/runs by cursor', () => {
     other: () => other.session.cookie,
     rows: ROWS,
     sorts: ['started_at'],
+    filter: { query: 'status=failed', rows: ROWS / 2 },
     otherList: () => '/api/automations/workflows?sortBy=created_at&sortOrder=asc&pageSize=1',
   });
 
@@ -101,5 +103,42 @@ describe('GET /api/automations/workflows/:id/runs by cursor', () => {
       code: 'VALIDATION_ERROR',
       message: CURSOR_REFUSALS.otherList,
     });
+  });
+});
+
+describe('GET /api/automations/runs (all workflows) by cursor', () => {
+  itKeepsTheCursorContract({
+    url: () => stack.url,
+    path: () => '/api/automations/runs',
+    owner: () => owner.session.cookie,
+    other: () => other.session.cookie,
+    rows: ROWS,
+    sorts: ['started_at'],
+    filter: { query: 'status=failed', rows: ROWS / 2 },
+    otherList: () => `${runsOf(owner.workflowId)}?pageSize=1`,
+  });
+
+  it('filters by time: from inclusive, to exclusive; a bad status or range is 400', async () => {
+    const get = (query: string) =>
+      request(stack.url).get(`/api/automations/runs?${query}`).set('Cookie', owner.session.cookie);
+    // Runs start two a minute from 2026-11-01T00:00 (g / 2 minutes, g = 1..8): 00:00 has g=1.
+    const range = await get('from=2026-11-01T00:01:00Z&to=2026-11-01T00:03:00Z&pageSize=20');
+    expect(range.status).toBe(200);
+    expect(range.body.items.map((r: { record_id: string }) => r.record_id).sort()).toEqual([
+      'r2',
+      'r3',
+      'r4',
+      'r5',
+    ]);
+    expect((await get('status=failed&from=2026-11-01T00:03:00Z')).body.items).toHaveLength(2);
+    for (const query of [
+      'status=done',
+      'from=yesterday',
+      'from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z',
+    ]) {
+      const res = await get(query);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+    }
   });
 });

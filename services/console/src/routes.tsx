@@ -154,6 +154,45 @@ export const router = createBrowserRouter([
           import('./screens/forms/form-editor').then((m) => ({ Component: m.FormEditorScreen })),
       },
       {
+        path: 'workflows',
+        lazy: () =>
+          import('./screens/workflows/workflows-screen').then((m) => ({
+            Component: m.WorkflowsScreen,
+          })),
+      },
+      {
+        path: 'workflows/new',
+        lazy: () =>
+          import('./screens/workflows/workflow-builder').then((m) => ({
+            Component: m.WorkflowBuilderScreen,
+          })),
+      },
+      {
+        path: 'workflows/runs',
+        lazy: () =>
+          import('./screens/workflows/run-history').then((m) => ({
+            Component: m.RunHistoryScreen,
+          })),
+      },
+      {
+        path: 'workflows/runs/:runId',
+        lazy: () => import('./screens/workflows/run-page').then((m) => ({ Component: m.RunPage })),
+      },
+      {
+        path: 'workflows/:workflowId',
+        lazy: () =>
+          import('./screens/workflows/workflow-page').then((m) => ({
+            Component: m.WorkflowPage,
+          })),
+      },
+      {
+        path: 'workflows/:workflowId/edit',
+        lazy: () =>
+          import('./screens/workflows/workflow-builder').then((m) => ({
+            Component: m.WorkflowBuilderScreen,
+          })),
+      },
+      {
         path: 'members',
         lazy: () =>
           import('./screens/members/members-screen').then((m) => ({ Component: m.MembersScreen })),

@@ -553,6 +553,12 @@ export interface WorkflowRunsTable {
   status: ColumnType<'running' | 'success' | 'failed', 'running' | undefined, 'success' | 'failed'>;
   started_at: DefaultedTimestamp;
   finished_at: Timestamp | null;
+  /** The first run of the chain this run replays (migration 0028); null for a first run. */
+  replay_of: string | null;
+  /** The member who asked for the replay. */
+  replayed_by: string | null;
+  /** The record's fields and the event as the run saw them (null before migration 0028). */
+  context: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** One row per node of a run, in node order. */

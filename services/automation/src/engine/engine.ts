@@ -7,7 +7,13 @@ import type { Logger } from 'pino';
 // svix's webhook module alone: the package's index loads its whole API client (250 modules,
 // ~13 MB of a service's idle memory) for one class.
 import { Webhook } from 'svix/dist/webhook';
-import { finishRun, findRun, recordRuns, type NewRun } from '../runs/runs.repository';
+import {
+  finishRun,
+  findRun,
+  recordRuns,
+  type NewRun,
+  type ReplaySource,
+} from '../runs/runs.repository';
 import type { RunWithSteps, Step, TestRunInput } from '../runs/runs.schema';
 import type { SecretBox } from '../secrets/secret-box';
 import { enabledWorkflows, type StoredWorkflow } from '../workflows/workflows.repository';
@@ -151,23 +157,84 @@ export class Engine {
     return run as RunWithSteps;
   }
 
+  /**
+   * Sends `positions` of `original` (the first run of a replay chain) again as a new run linked
+   * to it: each request carries the original's `webhook-id` (so a receiver can deduplicate) and
+   * the original's body (its record, event and the earlier steps as they were), signed now with
+   * the workflow's current secret. The workflow's node at each position is sent (its URL may
+   * have been corrected since); the outbound client's SSRF guard applies as on every send.
+   * Resolves with the new run.
+   */
+  async replay(
+    tenantId: string,
+    workflow: StoredWorkflow,
+    original: ReplaySource & { context: StoredContext },
+    positions: number[],
+    replayedBy: string,
+  ): Promise<RunWithSteps> {
+    const { run } = original;
+    const context: RunContext = {
+      tenantId: tenantId,
+      event: original.context.event,
+      module: run.module,
+      recordId: run.record_id,
+      record: original.context.record,
+    };
+    const runId = await withTenant(this.deps.db, tenantId, async (trx) => {
+      const replay = { of: run.id, by: replayedBy };
+      const ids = await recordRuns(trx, tenantId, [
+        { ...newRun(workflow, context, run.is_test), eventId: null, replay },
+      ]);
+      return ids.get(workflow.id) as string;
+    });
+    await this.deps.limiter.run(tenantId, () =>
+      this.execute(workflow, runId, context, {
+        positions,
+        messageRunId: run.id,
+        earlierSteps: run.steps,
+      }),
+    );
+    const replayed = await withTenant(this.deps.db, tenantId, (trx) =>
+      findRun(trx, tenantId, runId),
+    );
+    return replayed as RunWithSteps;
+  }
+
   /** Resolves when every run in progress in this process has finished. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Executes a recorded run: each node in order (a failed step does not stop the next). */
+  /**
+   * Executes a recorded run: each node in order (a failed step does not stop the next). A
+   * replay executes only its positions, under the original run's message ids, each with the
+   * earlier steps the original's body carried.
+   */
   private async execute(
     workflow: StoredWorkflow,
     runId: string,
     context: RunContext,
+    replay?: { positions: number[]; messageRunId: string; earlierSteps: Step[] },
   ): Promise<void> {
     const variables: Variables = { record: context.record, event: context.event, steps: [] };
     const steps: Step[] = [];
     const secret = this.deps.secrets.open(workflow.signing_secret_sealed);
     for (const [position, node] of workflow.nodes.entries()) {
+      if (replay && !replay.positions.includes(position)) continue;
+      if (replay) {
+        variables.steps = replay.earlierSteps
+          .filter((step) => step.position < position)
+          .map((step) => ({
+            position: step.position,
+            name: step.node_name,
+            type: step.node_type,
+            status: step.status,
+            response_status: step.response_status,
+          }));
+      }
+      const messageId = `msg_${replay?.messageRunId ?? runId}_${position}`;
       const started = performance.now();
-      const outcome = await this.runNode(node, runId, position, context, variables, secret).catch(
+      const outcome = await this.runNode(node, messageId, context, variables, secret).catch(
         (err: unknown) => ({
           status: 'failed' as const,
           message: `Webhook ${node.config.method} ${node.config.url} → error: ${describeError(err)}`,
@@ -199,8 +266,7 @@ export class Engine {
 
   private async runNode(
     node: WorkflowNode,
-    runId: string,
-    position: number,
+    messageId: string,
     context: RunContext,
     variables: Variables,
     secret: string | undefined,
@@ -223,8 +289,8 @@ export class Engine {
             module: context.module,
             variables,
           });
-    // Standard Webhooks: a stable id per run and step, the time of sending, and the signature.
-    const messageId = `msg_${runId}_${position}`;
+    // Standard Webhooks: a stable id per run and step (a replay keeps the original's), the
+    // time of sending, and the signature.
     const timestamp = new Date();
     const signature = new Webhook(secret).sign(messageId, timestamp, body ?? '');
     const result = await this.deps.outbound.send({
@@ -253,8 +319,16 @@ export class Engine {
   }
 }
 
+/** What a run stores of its context, so that a replay can send the same body again. */
+export interface StoredContext {
+  record: Record<string, unknown>;
+  event: RunContext['event'];
+}
+
 function newRun(workflow: StoredWorkflow, context: RunContext, isTest: boolean): NewRun {
+  const stored: StoredContext = { record: context.record, event: context.event };
   return {
+    context: stored,
     workflowId: workflow.id,
     eventId: isTest ? null : context.event.id,
     eventType: context.event.type,

@@ -8,7 +8,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
-import type { Run, RunWithSteps, Step } from './runs.schema';
+import type { Run, RunFilter, RunWithSteps, Step } from './runs.schema';
 
 const RUN_COLUMNS = [
   'id',
@@ -21,7 +21,11 @@ const RUN_COLUMNS = [
   'status',
   'started_at',
   'finished_at',
+  'replay_of',
+  'replayed_by',
 ] as const;
+/** Replays listed with a run (a person replays a run a few times at most). */
+export const MAX_REPLAYS_SHOWN = 20;
 type RunRow = Pick<Selectable<WorkflowRunsTable>, (typeof RUN_COLUMNS)[number]>;
 
 function renderRun(row: RunRow): Run {
@@ -39,6 +43,10 @@ export interface NewRun {
   module: string;
   recordId: string;
   isTest: boolean;
+  /** The record's fields and the event as the run sees them: what a replay sends again. */
+  context: unknown;
+  /** A replay: the first run of the chain it replays, and who asked. */
+  replay?: { of: string; by: string };
 }
 
 /**
@@ -62,6 +70,9 @@ export async function recordRuns(
         module: r.module,
         record_id: r.recordId,
         is_test: r.isTest,
+        context: JSON.stringify(r.context),
+        replay_of: r.replay?.of ?? null,
+        replayed_by: r.replay?.by ?? null,
       })),
     )
     .onConflict((oc) =>
@@ -97,39 +108,63 @@ export async function finishRun(
 }
 
 /**
- * What a workflow's runs may be sorted by: started_at (NOT NULL), on workflow_runs_by_workflow
- * `(tenant_id, workflow_id, started_at, id)` (migration 0023).
+ * What runs may be sorted by: started_at (NOT NULL). One workflow's runs read
+ * workflow_runs_by_workflow `(tenant_id, workflow_id, started_at, id)` (migration 0023); the
+ * history across workflows reads workflow_runs_by_started `(tenant_id, started_at, id)`, or
+ * workflow_runs_by_status `(tenant_id, status, started_at, id)` when filtered by status
+ * (migration 0028). A `started_at` range is one range of each.
  */
 const RUN_SORT_KEYS = {
   started_at: { expression: sql`workflow_runs.started_at`, type: 'timestamptz' },
 } satisfies Record<string, SortKey>;
 
 /**
- * A page of one workflow's runs, by page or by cursor (the shared keyset helper); the workflow
- * is one of the cursor's filters, so a cursor of one workflow's runs is refused by another's.
+ * A page of the tenant's runs, of one workflow or of all, filtered by status and start time, by
+ * page or by cursor (the shared keyset helper). The workflow and the filters are bound into the
+ * cursor, so a cursor of one workflow's runs (or of other filters) is refused by another list.
  */
 export async function listRuns(
   trx: Trx,
   tenantId: string,
-  workflowId: string,
+  workflowId: string | undefined,
+  filter: RunFilter,
   page: CursorPageQuery<string>,
   binding: Pick<CursorBinding, 'secret'>,
 ): Promise<CursorPage<Run>> {
-  const query = trx
+  let query = trx
     .selectFrom('workflow_runs')
     .select(RUN_COLUMNS)
-    .where('workflow_runs.tenant_id', '=', tenantId)
-    .where('workflow_runs.workflow_id', '=', workflowId);
+    .where('workflow_runs.tenant_id', '=', tenantId);
+  if (workflowId) query = query.where('workflow_runs.workflow_id', '=', workflowId);
+  if (filter.status) query = query.where('workflow_runs.status', '=', filter.status);
+  if (filter.from) query = query.where('workflow_runs.started_at', '>=', filter.from);
+  if (filter.to) query = query.where('workflow_runs.started_at', '<', filter.to);
   const result = await paginateByKeyset(trx, query, page, {
     sortKeys: RUN_SORT_KEYS,
     tiebreak: 'workflow_runs.id',
-    binding: listCursorBinding(binding.secret, 'workflow_runs', tenantId, {
-      workflow_id: workflowId,
-    }),
-    // Always one workflow: its index both filters and orders, so the count may follow the sort.
-    filtered: false,
+    // Two lists (one workflow's runs, all runs), each its own cursors.
+    binding: listCursorBinding(
+      binding.secret,
+      workflowId ? 'workflow_runs' : 'all_workflow_runs',
+      tenantId,
+      {
+        workflow_id: workflowId,
+        status: filter.status,
+        from: filter.from?.toISOString(),
+        to: filter.to?.toISOString(),
+      },
+    ),
+    // One index filters and orders each list (a range of its started_at), except a workflow's
+    // runs by status, whose status is checked on the workflow's index rows.
+    filtered: !!(workflowId && filter.status),
   });
   return { ...result, items: result.items.map(renderRun) };
+}
+
+/** What a replay needs of the run it replays: its row, steps and stored context. */
+export interface ReplaySource {
+  run: RunWithSteps;
+  context: unknown;
 }
 
 export async function findRun(
@@ -137,9 +172,17 @@ export async function findRun(
   tenantId: string,
   id: string,
 ): Promise<RunWithSteps | undefined> {
+  return (await findRunForReplay(trx, tenantId, id))?.run;
+}
+
+export async function findRunForReplay(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<ReplaySource | undefined> {
   const row = await trx
     .selectFrom('workflow_runs')
-    .select(RUN_COLUMNS)
+    .select([...RUN_COLUMNS, 'context'])
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -159,5 +202,14 @@ export async function findRun(
     .where('run_id', '=', id)
     .orderBy('position')
     .execute();
-  return { ...renderRun(row), steps };
+  const replays = await trx
+    .selectFrom('workflow_runs')
+    .select(RUN_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('replay_of', '=', id)
+    .orderBy('started_at', 'desc')
+    .limit(MAX_REPLAYS_SHOWN)
+    .execute();
+  const { context, ...run } = row;
+  return { run: { ...renderRun(run), steps, replays: replays.map(renderRun) }, context };
 }

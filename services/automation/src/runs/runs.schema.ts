@@ -1,4 +1,5 @@
-import { cursorPageQuerySchema } from '@crm/shared/pagination';
+import { WORKFLOW_RUN_STATUSES } from '@crm/shared/db';
+import { cursorPageQuerySchema, timeRangeFields, timeRangeSchema } from '@crm/shared/pagination';
 import { z } from 'zod';
 
 export const stepSchema = z.object({
@@ -23,10 +24,18 @@ export const runSchema = z.object({
   status: z.enum(['running', 'success', 'failed']),
   started_at: z.string(),
   finished_at: z.string().nullable(),
+  /** The run this one replays (the first of the chain); null for a first run. */
+  replay_of: z.uuid().nullable(),
+  /** The member who asked for the replay; null for a first run. */
+  replayed_by: z.uuid().nullable(),
 });
 export type Run = z.infer<typeof runSchema>;
 
-export const runWithStepsSchema = runSchema.extend({ steps: z.array(stepSchema) });
+export const runWithStepsSchema = runSchema.extend({
+  steps: z.array(stepSchema),
+  /** The replays of this run, newest first (at most MAX_REPLAYS_SHOWN). */
+  replays: z.array(runSchema),
+});
 export type RunWithSteps = z.infer<typeof runWithStepsSchema>;
 
 export const runResponseSchema = z.object({ run: runWithStepsSchema });
@@ -46,7 +55,36 @@ export const RUN_PAGE = {
   sortable: ['started_at'] as ['started_at'],
   defaultSortBy: 'started_at' as const,
 };
-export const runPageQuery = cursorPageQuerySchema(RUN_PAGE);
+/** The run history's filters besides the page: status and a `started_at` range. */
+export const runFilterFields = {
+  status: z
+    .enum(WORKFLOW_RUN_STATUSES, {
+      message: `status must be one of: ${WORKFLOW_RUN_STATUSES.join(', ')}`,
+    })
+    .optional(),
+  ...timeRangeFields,
+};
+export const runFilterSchema = z
+  .object({ status: runFilterFields.status })
+  .and(timeRangeSchema)
+  .transform(({ status, from, to }) => ({ status, from, to }));
+export type RunFilter = z.output<typeof runFilterSchema>;
+export const runPageQuery = cursorPageQuerySchema(RUN_PAGE).extend(runFilterFields);
+
+/**
+ * POST /api/automations/runs/:id/replay: without `position`, every failed step of the run is
+ * sent again; with it, that one step (which must have failed).
+ */
+export const replaySchema = z
+  .object({
+    position: z
+      .number({ error: 'position must be a step position (an integer from 0)' })
+      .int({ message: 'position must be a step position (an integer from 0)' })
+      .min(0, { message: 'position must be a step position (an integer from 0)' })
+      .optional(),
+  })
+  .default({});
+export type ReplayInput = z.infer<typeof replaySchema>;
 
 /** POST /api/automations/workflows/:id/test: an optional sample record and its module. */
 export const testRunSchema = z

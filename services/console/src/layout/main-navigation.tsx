@@ -9,6 +9,7 @@ const SCREENS = [
   'Activities',
   'Forms',
   'Exports',
+  'Workflows',
   'MCP keys',
   'Members',
   'Events',
