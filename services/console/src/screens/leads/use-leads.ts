@@ -7,7 +7,8 @@ import { fetchLeadsPage, type LeadQuery } from '../../api/leads';
  * rows stay on screen (no flash of the loading state), and the request of a search typed past
  * is cancelled (its signal aborts the fetch once no screen waits for it). An answer of the last
  * few seconds is shown without asking again: the route's loader asks for the opening page
- * while the screen's code is still loading (routes.tsx), and the screen takes that answer.
+ * while the screen's code is still loading (routes.tsx), and the screen takes that answer
+ * instead of asking for it a second time as it mounts.
  */
 export function leadsQuery(query: LeadQuery) {
   return infiniteQueryOptions({
@@ -15,7 +16,7 @@ export function leadsQuery(query: LeadQuery) {
     queryFn: ({ pageParam, signal }) => fetchLeadsPage(query, pageParam, signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
-    staleTime: 10_000,
+    staleTime: 5_000,
   });
 }
 
