@@ -56,6 +56,20 @@ export interface ExpectedFailures {
 }
 
 /**
+ * The 401s a signed-out visit to the console gets by design: GET /api/auth/me (that is how it
+ * knows to show sign-in) and, on / and /leads, the opening page of leads, asked for beside the
+ * session before it is known, so that a signed-in visit does not wait for one before the other.
+ */
+export function isSignedOutAnswer(url: string, status: number): boolean {
+  const { pathname, search } = new URL(url);
+  return (
+    status === 401 &&
+    (pathname === '/api/auth/me' ||
+      (pathname === '/api/crm/leads' && search === '?pageSize=50&sortBy=created_at&sortOrder=desc'))
+  );
+}
+
+/**
  * Collects, from now on, every console error, page error, failed request, 4xx or 5xx answer
  * and answer from outside `origin` that `allow` does not expect. The array returned fills as
  * the page goes; a test ends by expecting it empty.

@@ -46,6 +46,7 @@ export {
   signInThroughConsole,
   downloadFrom,
   gate,
+  isSignedOutAnswer,
   type ExpectedFailures,
 } from './browser';
 export { leadImportCsv, LEAD_IMPORT_HEADER, REJECTED_IMPORT_ROWS } from './lead-import-csv';

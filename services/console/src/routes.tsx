@@ -1,6 +1,10 @@
 import { createBrowserRouter, Navigate } from 'react-router';
 import { Layout } from './layout/layout';
+import { queryClient } from './query-client';
 import { ComingSoon } from './screens/coming-soon';
+import { OPENING_LEAD_QUERY } from './api/leads';
+import { leadsQuery } from './screens/leads/use-leads';
+import { meQuery } from './session/use-me';
 import { Loading } from './ui/states';
 
 /** The screens that are not built yet: each says so, inside the same layout. */
@@ -8,6 +12,12 @@ import { Loading } from './ui/states';
 /**
  * Each screen's code is loaded when it is first opened (the forms' validation and the table
  * are not in the first download).
+ *
+ * A loader starts the requests a screen opens with, in the same moment as the screen's code is
+ * asked for, instead of after it has loaded and the layout has its session: on a first visit
+ * to /leads the session and the first page of leads are asked for side by side. The loaders
+ * wait for nothing (the screens show their own loading and error states from the same query
+ * cache); a request that fails, say a 401 when signed out, is the screen's to show.
  */
 export const router = createBrowserRouter([
   {
@@ -22,10 +32,18 @@ export const router = createBrowserRouter([
   {
     path: '/',
     element: <Layout />,
+    loader: () => {
+      void queryClient.prefetchQuery(meQuery);
+      return null;
+    },
     children: [
       { index: true, element: <Navigate to="/leads" replace /> },
       {
         path: 'leads',
+        loader: () => {
+          void queryClient.prefetchInfiniteQuery(leadsQuery(OPENING_LEAD_QUERY));
+          return null;
+        },
         lazy: () =>
           import('./screens/leads/leads-screen').then((m) => ({ Component: m.LeadsScreen })),
         children: [

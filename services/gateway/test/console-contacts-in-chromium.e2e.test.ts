@@ -3,6 +3,7 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  isSignedOutAnswer,
   launchChromium,
   PASSWORD,
   saveScreenshot,
@@ -142,7 +143,7 @@ beforeAll(async () => {
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
-      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      response: isSignedOutAnswer,
       aborted: true,
     },
   });

@@ -7,6 +7,7 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  isSignedOutAnswer,
   launchChromium,
   PASSWORD,
   saveScreenshot,
@@ -163,7 +164,7 @@ beforeAll(async () => {
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
-      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      response: isSignedOutAnswer,
       aborted: true,
     },
   });
@@ -429,7 +430,7 @@ describe('a viewer', () => {
       origin: stack.url,
       allow: {
         response: (url, status) =>
-          (status === 401 && new URL(url).pathname === '/api/auth/me') ||
+          isSignedOutAnswer(url, status) ||
           (status === 403 && new URL(url).pathname.startsWith('/api/crm/forms')),
       },
     });

@@ -4,6 +4,7 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  isSignedOutAnswer,
   launchChromium,
   PASSWORD,
   saveScreenshot,
@@ -90,8 +91,7 @@ beforeAll(async () => {
     origin: stack.url,
     allow: {
       response: (url, status) =>
-        (status === 401 && new URL(url).pathname === '/api/auth/me') ||
-        (status === 500 && url === refusedOnPurpose),
+        isSignedOutAnswer(url, status) || (status === 500 && url === refusedOnPurpose),
       aborted: true,
     },
   });

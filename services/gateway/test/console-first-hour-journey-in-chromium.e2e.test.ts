@@ -6,6 +6,7 @@ import {
   createTenant,
   downloadFrom,
   gate,
+  isSignedOutAnswer,
   launchChromium,
   leadImportCsv,
   PASSWORD,
@@ -110,7 +111,7 @@ beforeAll(async () => {
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
-      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      response: isSignedOutAnswer,
       aborted: true,
     },
   });

@@ -6,6 +6,7 @@ import {
   createTenant,
   downloadFrom,
   gate,
+  isSignedOutAnswer,
   launchChromium,
   LEAD_IMPORT_HEADER,
   leadImportCsv,
@@ -105,7 +106,7 @@ beforeAll(async () => {
     origin: stack.url,
     allow: {
       response: (url, status) =>
-        (status === 401 && new URL(url).pathname === '/api/auth/me') ||
+        isSignedOutAnswer(url, status) ||
         // The Exports screen's count of deals for an assignee that is not a user id.
         (status === 400 && new URL(url).pathname === '/api/crm/deals'),
       aborted: true,

@@ -3,6 +3,7 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  isSignedOutAnswer,
   launchChromium,
   PASSWORD,
   saveScreenshot,
@@ -76,14 +77,15 @@ beforeAll(async () => {
   Object.assign(other, await tenantWithLeads(other.tenantName, OTHER_LEADS));
   const context = await browser.newContext({ baseURL: stack.url });
   page = await context.newPage();
-  // Signed out, the console asks GET /api/auth/me and is answered 401 (that is how it knows
-  // to show sign-in); Chromium logs that answer as a console error. Every other 4xx, 5xx or
+  // Signed out, the console asks GET /api/auth/me, and on /leads the opening page of leads
+  // beside it, and is answered 401 (that is how it knows to show sign-in); Chromium logs each
+  // answer as a console error. Every other 4xx, 5xx or
   // console error is a problem. A list request of a search the user has since changed is
   // cancelled on purpose.
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
-      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      response: isSignedOutAnswer,
       aborted: true,
     },
   });

@@ -4,6 +4,7 @@ import {
   buildConsoleIfMissing,
   createAccount,
   createTenant,
+  isSignedOutAnswer,
   launchChromium,
   PASSWORD,
   saveScreenshot,
@@ -132,7 +133,7 @@ beforeAll(async () => {
     origin: stack.url,
     allow: {
       response: (url, status) =>
-        (status === 401 && new URL(url).pathname === '/api/auth/me') ||
+        isSignedOutAnswer(url, status) ||
         (status === 409 && new URL(url).pathname === `/api/crm/leads/${acme.dana}`),
       aborted: true,
     },
@@ -409,7 +410,7 @@ describe('a viewer of the same tenant', () => {
       origin: stack.url,
       allow: {
         response: (url, status) =>
-          (status === 401 && new URL(url).pathname === '/api/auth/me') ||
+          isSignedOutAnswer(url, status) ||
           (status === 403 && new URL(url).pathname.startsWith('/api/crm/')),
         aborted: true,
       },

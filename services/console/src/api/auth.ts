@@ -28,9 +28,10 @@ export interface Me {
 }
 
 export const ME_KEY = ['me'] as const;
+export const ME_PATH = '/api/auth/me';
 
 export const fetchMe = (signal?: AbortSignal) =>
-  api<Envelope<Me>>('/api/auth/me', { signal }).then((r) => r.data);
+  api<Envelope<Me>>(ME_PATH, { signal }).then((r) => r.data);
 
 export const signIn = (body: { email: string; password: string }) =>
   api<Envelope<{ user: User }>>('/api/auth/sign-in', { method: 'POST', body });

@@ -1,3 +1,5 @@
+import { takeEarly } from './early-requests';
+
 /**
  * The one way the console calls the API: same-origin fetch, so the browser sends the session
  * cookie (HttpOnly; the console never sees or stores a token) and the gateway's cross-site
@@ -32,13 +34,15 @@ export async function api<T>(
     signal?: AbortSignal;
   } = {},
 ): Promise<T> {
-  const response = await fetch(path, {
-    method: options.method ?? 'GET',
-    credentials: 'same-origin',
-    headers: options.body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: options.signal,
-  });
+  const early = (options.method ?? 'GET') === 'GET' ? takeEarly(path) : undefined;
+  const response = await (early ??
+    fetch(path, {
+      method: options.method ?? 'GET',
+      credentials: 'same-origin',
+      headers: options.body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    }));
   const body: unknown = await response.json().catch(() => undefined);
   if (!response.ok) throw errorOf(response, body);
   return body as T;

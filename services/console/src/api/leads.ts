@@ -49,8 +49,22 @@ export interface LeadQuery {
 
 export const LEADS_PAGE_SIZE = 50;
 
+/** What the leads screen opens on: no search or filter, the newest first. */
+export const OPENING_LEAD_QUERY: LeadQuery = {
+  q: '',
+  status: '',
+  source: '',
+  sortBy: 'created_at',
+  sortOrder: 'desc',
+};
+
 /** One page of leads: the first without a cursor, every later one by the previous `nextCursor`. */
 export function fetchLeadsPage(query: LeadQuery, cursor: string | null, signal?: AbortSignal) {
+  return api<CursorPage<Lead>>(leadsPagePath(query, cursor), { signal });
+}
+
+/** The address of that page (first-requests.ts asks for the opening one before the app runs). */
+export function leadsPagePath(query: LeadQuery, cursor: string | null): string {
   const params = new URLSearchParams({
     pageSize: String(LEADS_PAGE_SIZE),
     sortBy: query.sortBy,
@@ -60,7 +74,7 @@ export function fetchLeadsPage(query: LeadQuery, cursor: string | null, signal?:
   if (query.q.trim()) params.set('q', query.q.trim());
   if (query.status) params.set('status', query.status);
   if (query.source.trim()) params.set('source', query.source.trim());
-  return api<CursorPage<Lead>>(`/api/crm/leads?${params}`, { signal });
+  return `/api/crm/leads?${params}`;
 }
 
 /** One lead (GET /api/crm/leads/:id). */

@@ -7,7 +7,8 @@ import { Empty, Loading } from '../ui/states';
 
 /** Pending invitations (from GET /api/auth/me) with accept and decline. */
 export function InvitationsScreen() {
-  const me = useMe();
+  // What it lists may have come since the session was last asked for: it asks on opening.
+  const me = useMe({ fresh: true });
   return (
     <section aria-labelledby="screen-title">
       <h1 id="screen-title">Invitations</h1>

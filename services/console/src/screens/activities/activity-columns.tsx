@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link, useLocation } from 'react-router';
 import type { Activity } from '../../api/activities';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Activity>();
 
@@ -19,7 +20,7 @@ export const ACTIVITY_COLUMNS = [
   }),
   column.accessor('occurred_at', {
     header: 'Occurred',
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
+    cell: (info) => dateTime(info.getValue()),
   }),
 ];
 

@@ -5,6 +5,7 @@ import { fetchActivity, type Activity } from '../../api/activities';
 import { Problem } from '../../ui/problem';
 import { Loading } from '../../ui/states';
 import { About } from './activity-columns';
+import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Activity, string]> = [
   ['type', 'Type'],
@@ -66,6 +67,6 @@ export function ActivityDetail() {
 function show(field: keyof Activity, value: Activity[keyof Activity]): string {
   if (value === null || value === undefined || value === '') return '—';
   if (field === 'occurred_at' || field === 'created_at' || field === 'updated_at')
-    return new Date(String(value)).toLocaleString();
+    return dateTime(String(value));
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Contact } from '../../api/contacts';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Contact>();
 
@@ -28,6 +29,6 @@ export const CONTACT_COLUMNS = [
   }),
   column.accessor('created_at', {
     header: 'Created',
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
+    cell: (info) => dateTime(info.getValue()),
   }),
 ];

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { fetchContact, type Contact } from '../../api/contacts';
 import { Problem } from '../../ui/problem';
 import { Loading } from '../../ui/states';
+import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Contact, string]> = [
   ['email', 'Email'],
@@ -77,7 +78,6 @@ function contactName(contact: Contact): string {
 
 function show(field: keyof Contact, value: Contact[keyof Contact]): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (field === 'created_at' || field === 'updated_at')
-    return new Date(String(value)).toLocaleString();
+  if (field === 'created_at' || field === 'updated_at') return dateTime(String(value));
   return String(value);
 }

@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Conversation } from '../../api/conversations';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Conversation>();
 
@@ -9,7 +10,7 @@ export function conversationParty(c: Conversation): string {
   return c.contact_name || c.contact_email || c.contact_phone || c.external_id;
 }
 
-const when = (value: string | null) => (value ? new Date(value).toLocaleString() : '—');
+const when = (value: string | null) => (value ? dateTime(value) : '—');
 
 /** The conversations table's columns; created and last message are the API's two sorts. */
 export const CONVERSATION_COLUMNS = [

@@ -5,6 +5,7 @@ import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { conversationParty } from './conversation-columns';
 import { useConversation, useMessages } from './use-conversations';
+import { dateTime } from '../../ui/date-time';
 
 /**
  * One conversation's thread (/conversations/:id): its messages oldest first, the latest page
@@ -154,7 +155,7 @@ function MessageItem({
         {' · '}
         {senderOf(message, conversation)}
         {' · '}
-        <time dateTime={at}>{new Date(at).toLocaleString()}</time>
+        <time dateTime={at}>{dateTime(at)}</time>
         {message.status ? ` · ${message.status}` : ''}
       </p>
       <p className="message-body">

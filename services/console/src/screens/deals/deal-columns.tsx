@@ -2,6 +2,7 @@ import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Deal } from '../../api/deals';
 import { money, stageLabel } from './stages';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Deal>();
 
@@ -39,7 +40,7 @@ export function dealColumns(ownerName: (id: string) => string) {
     column.accessor('created_at', {
       header: 'Created',
       enableSorting: false,
-      cell: (info) => new Date(info.getValue()).toLocaleString(),
+      cell: (info) => dateTime(info.getValue()),
     }),
   ];
 }

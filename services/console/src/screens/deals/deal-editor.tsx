@@ -16,6 +16,7 @@ import { serverFieldError } from '../../ui/server-field-error';
 import { Loading } from '../../ui/states';
 import { money, stageLabel } from './stages';
 import { useDeal, useOwners, useUpdateDeal } from './use-deals';
+import { dateTime } from '../../ui/date-time';
 
 /** The API's rules for a deal's fields (libs/records deal-rules.ts), checked before sending. */
 const schema = z.object({
@@ -185,8 +186,8 @@ function DealFields({ deal }: { deal: Deal }) {
     ['Stage', stageLabel(deal.stage)],
     ['Owner', deal.assigned_to ? name(deal.assigned_to) : '—'],
     ['Expected close', deal.expected_close_date ?? '—'],
-    ['Created', new Date(deal.created_at).toLocaleString()],
-    ['Updated', new Date(deal.updated_at).toLocaleString()],
+    ['Created', dateTime(deal.created_at)],
+    ['Updated', dateTime(deal.updated_at)],
   ];
   return (
     <dl>

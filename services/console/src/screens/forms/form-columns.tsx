@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { FormField, FormSubmission, WebForm } from '../../api/forms';
+import { dateTime } from '../../ui/date-time';
 
 const form = createColumnHelper<WebForm>();
 
@@ -23,7 +24,7 @@ export const FORM_COLUMNS = [
   }),
   form.accessor('created_at', {
     header: 'Created',
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
+    cell: (info) => dateTime(info.getValue()),
   }),
 ];
 
@@ -49,7 +50,7 @@ export function submissionColumns(fields: FormField[]) {
     submission.accessor('created_at', {
       header: 'Received',
       enableSorting: false,
-      cell: (info) => new Date(info.getValue()).toLocaleString(),
+      cell: (info) => dateTime(info.getValue()),
     }),
     ...named.map((field) =>
       submission.display({

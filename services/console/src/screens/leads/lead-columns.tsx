@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Lead } from '../../api/leads';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Lead>();
 
@@ -27,6 +28,6 @@ export const LEAD_COLUMNS = [
   column.accessor('source', { header: 'Source', cell: (info) => info.getValue() ?? '' }),
   column.accessor('created_at', {
     header: 'Created',
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
+    cell: (info) => dateTime(info.getValue()),
   }),
 ];

@@ -11,6 +11,7 @@ import { LeadDeals } from './lead-deals';
 import { LeadForm } from './lead-form';
 import { LeadTimeline } from './lead-timeline';
 import { useLeadWrites } from './use-lead-writes';
+import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Lead, string]> = [
   ['email', 'Email'],
@@ -139,7 +140,6 @@ function leadName(lead: Lead): string {
 
 function show(field: keyof Lead, value: Lead[keyof Lead]): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (field === 'created_at' || field === 'updated_at')
-    return new Date(String(value)).toLocaleString();
+  if (field === 'created_at' || field === 'updated_at') return dateTime(String(value));
   return String(value);
 }

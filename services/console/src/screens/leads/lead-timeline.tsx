@@ -3,6 +3,7 @@ import { useId } from 'react';
 import { fetchLeadTimeline } from '../../api/leads';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
+import { dateTime } from '../../ui/date-time';
 
 const TYPE_LABELS: Record<string, string> = {
   form_submission: 'Form',
@@ -51,7 +52,7 @@ export function LeadTimeline({ leadId }: { leadId: string }) {
                 {item.summary}
                 <br />
                 <time dateTime={item.occurred_at} className="muted">
-                  {new Date(item.occurred_at).toLocaleString()}
+                  {dateTime(item.occurred_at)}
                 </time>
               </li>
             ))}

@@ -1,6 +1,7 @@
 import { createColumnHelper } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import type { Product } from '../../api/products';
+import { dateTime } from '../../ui/date-time';
 
 const column = createColumnHelper<Product>();
 
@@ -27,6 +28,6 @@ export const PRODUCT_COLUMNS = [
   }),
   column.accessor('created_at', {
     header: 'Created',
-    cell: (info) => new Date(info.getValue()).toLocaleString(),
+    cell: (info) => dateTime(info.getValue()),
   }),
 ];

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { fetchProduct, type Product } from '../../api/products';
 import { Problem } from '../../ui/problem';
 import { Loading } from '../../ui/states';
+import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Product, string]> = [
   ['sku', 'SKU'],
@@ -54,7 +55,6 @@ export function ProductDetail() {
 function show(field: keyof Product, value: Product[keyof Product]): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (field === 'created_at' || field === 'updated_at')
-    return new Date(String(value)).toLocaleString();
+  if (field === 'created_at' || field === 'updated_at') return dateTime(String(value));
   return String(value);
 }
