@@ -11,6 +11,7 @@ import {
   seriousAxeViolations,
   signInThroughConsole,
   usePlatformBehindGateway,
+  isSignedOutAnswer,
   watchForProblems,
 } from '@crm/test-kit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -95,19 +96,18 @@ beforeAll(async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
   owner = await context.newPage();
   invitee = await (await browser.newContext({ baseURL: stack.url })).newPage();
-  // Signed out, GET /api/auth/me is a 401 (how the console knows to show sign-in); the viewer's
-  // Members screen is refused its list (403), which the screen explains.
+  // Signed out, the console's first requests are 401s (isSignedOutAnswer); the viewer's Members
+  // screen is refused its list (403), which the screen explains.
   const path = (url: string) => new URL(url).pathname;
   ownerProblems = watchForProblems(owner, {
     origin: stack.url,
-    allow: { response: (url, status) => status === 401 && path(url) === '/api/auth/me' },
+    allow: { response: isSignedOutAnswer },
   });
   inviteeProblems = watchForProblems(invitee, {
     origin: stack.url,
     allow: {
       response: (url, status) =>
-        (status === 401 && path(url) === '/api/auth/me') ||
-        (status === 403 && path(url) === '/api/auth/members'),
+        isSignedOutAnswer(url, status) || (status === 403 && path(url) === '/api/auth/members'),
     },
   });
 }, 180_000);

@@ -16,6 +16,7 @@ import {
   signIn,
   signInThroughConsole,
   usePlatformBehindGateway,
+  isSignedOutAnswer,
   watchForProblems,
 } from '@crm/test-kit';
 import type { Browser, Page } from 'playwright-core';
@@ -106,7 +107,7 @@ beforeAll(async () => {
   problems = watchForProblems(page, {
     origin: stack.url,
     allow: {
-      response: (url, status) => status === 401 && new URL(url).pathname === '/api/auth/me',
+      response: isSignedOutAnswer,
       aborted: true,
     },
   });
