@@ -21,3 +21,4 @@ export {
   type CursorBinding,
   type SortKey,
 } from './keyset';
+export { timeRangeFields, timeRangeSchema, type TimeRange } from './time-range';

@@ -23,6 +23,7 @@ import * as timeline_indexes from './0021_timeline_indexes';
 import * as receiver_record_list_indexes from './0022_receiver_record_list_indexes';
 import * as cursor_list_indexes from './0023_cursor_list_indexes';
 import * as record_search from './0024_record_search';
+import * as inbound_event_headers from './0027_inbound_event_headers';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   '0022_receiver_record_list_indexes': receiver_record_list_indexes,
   '0023_cursor_list_indexes': cursor_list_indexes,
   '0024_record_search': record_search,
+  '0027_inbound_event_headers': inbound_event_headers,
 };
 
 export { enableTenantRls } from './tenant-rls';
