@@ -9,6 +9,7 @@ const SCREENS = [
   'Activities',
   'Forms',
   'Exports',
+  'Integrations',
 ];
 
 /** The main navigation landmark: one link per screen, the current one marked for assistive tech. */

@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { publicSubmitUrl, type WebForm } from '../../api/forms';
 import { useMe } from '../../session/use-me';
 import { canManage } from '../../session/use-role';
 import { DataTable } from '../../ui/data-table';
+import { CopyField } from '../../ui/copy-field';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { embedSnippet } from './embed-snippet';
@@ -82,57 +83,6 @@ function Embedding({ form, tenantSlug }: { form: WebForm; tenantSlug: string }) 
       <CopyField label="Public submit URL" copy="Copy URL" value={url} />
       <CopyField label="HTML embed snippet" copy="Copy snippet" value={snippet} multiline />
     </section>
-  );
-}
-
-/**
- * A read-only value and a Copy button (navigator.clipboard). Where the clipboard is refused
- * (an insecure origin, a denied permission) the text is selected and the user is told to copy
- * it with the keyboard.
- */
-function CopyField({
-  label,
-  copy: copyText,
-  value,
-  multiline = false,
-}: {
-  label: string;
-  /** The button's text. */
-  copy: string;
-  value: string;
-  multiline?: boolean;
-}) {
-  const id = useId();
-  const box = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
-  const [said, setSaid] = useState('');
-  const copy = async () => {
-    try {
-      if (!navigator.clipboard) throw new Error('no clipboard');
-      await navigator.clipboard.writeText(value);
-      setSaid(`${label} copied.`);
-    } catch {
-      box.current?.focus();
-      box.current?.select();
-      setSaid('Copying is not allowed here: the text is selected, press Ctrl+C (⌘C on a Mac).');
-    }
-  };
-  return (
-    <div className="field copy-field">
-      <label htmlFor={id}>{label}</label>
-      {multiline ? (
-        <textarea id={id} ref={box} readOnly value={value} rows={value.split('\n').length + 2} />
-      ) : (
-        <input id={id} ref={box} readOnly value={value} />
-      )}
-      <div>
-        <button type="button" onClick={() => void copy()} aria-describedby={`${id}-said`}>
-          {copyText}
-        </button>{' '}
-        <span id={`${id}-said`} role="status" className="muted">
-          {said}
-        </span>
-      </div>
-    </div>
   );
 }
 
