@@ -45,7 +45,7 @@ export function DeliveryDetail() {
   useEffect(() => reprocess.reset(), [eventId]);
   const event = delivery.data;
   return (
-    <aside className="detail" aria-labelledby="delivery-title">
+    <aside className="detail delivery-detail" aria-labelledby="delivery-title">
       <h2 id="delivery-title" ref={heading} tabIndex={-1}>
         {event ? `${event.provider} delivery` : 'Delivery'}
       </h2>

@@ -62,7 +62,12 @@ export function IntegrationSection({ kind, manage }: { kind: IntegrationKind; ma
           </p>
         </Empty>
       ) : (
-        <div className="table-scroll" role="region" aria-label={`${kind.title} list`} tabIndex={0}>
+        <div
+          className="integration-table"
+          role="region"
+          aria-label={`${kind.title} list`}
+          tabIndex={0}
+        >
           <table>
             <thead>
               <tr>
