@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import {
   addMember,
   createAccount,
@@ -20,7 +20,7 @@ import { STOREFRONT_PLATFORMS } from './support/storefront-platforms';
  * storefront order whose write failed (an outage: inserts of the tenant's orders fail) is in
  * the tenant's ledger as failed, with its headers (the signature redacted); an owner
  * re-processes it once the outage is over and the order and its event are written exactly
- * once, however often it is re-processed. Viewers and members are refused, another tenant's id
+ * once, however often it is re-processed; a Stripe payment the same way. Viewers and members are refused, another tenant's id
  * is a 404, and a delivery that was not verified, or of a provider without re-processing, is a
  * 409 that writes nothing.
  */
@@ -187,4 +187,62 @@ it.each([
     .event;
   expect(row).toMatchObject({ outcome: 'failed', attempts: 1 });
   expect(await orders()).toHaveLength(1);
+});
+
+it('a Stripe payment that failed after verification is stored once on re-processing', async () => {
+  const paymentSecret = `whsec_${randomUUID()}`;
+  const { id: connectionId } = await insertRow(database, 'payment_connections', {
+    tenant_id: owner.tenantId,
+    provider: 'stripe',
+    webhook_secret_ciphertext: testSecretBox().seal(paymentSecret),
+  });
+  const created = Math.floor(Date.now() / 1000);
+  const payment = JSON.stringify({
+    id: `evt_${randomUUID()}`,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created,
+    data: {
+      object: {
+        id: `pi_${randomUUID()}`,
+        object: 'payment_intent',
+        amount: 2500,
+        amount_received: 2500,
+        currency: 'usd',
+      },
+    },
+  });
+  const signature = createHmac('sha256', paymentSecret)
+    .update(`${created}.${payment}`)
+    .digest('hex');
+  const outage = await failInsertsOf(database, 'payment_events', owner.tenantId);
+  try {
+    const sent = await request(stack.url)
+      .post(`/api/payments/webhook?provider=stripe&connection=${connectionId}`)
+      .set({
+        'content-type': 'application/json',
+        'Stripe-Signature': `t=${created},v1=${signature}`,
+      })
+      .send(payment);
+    expect(sent.status).toBe(500);
+  } finally {
+    await outage.restore();
+  }
+  const payments = () => tenantRows(database, 'payment_events', owner.tenantId);
+  const failed = await request(stack.url)
+    .get(`${PATH}?provider=payments_stripe&outcome=failed`)
+    .set('Cookie', owner.cookie);
+  const row = failed.body.items.find((e: { delivery_id: string }) =>
+    e.delivery_id.startsWith(`${connectionId}:`),
+  );
+  expect(row).toMatchObject({ verification: 'verified', outcome: 'failed' });
+  expect(await payments()).toEqual([]);
+
+  const first = await reprocess(owner.cookie, row.id);
+  expect(first.status).toBe(200);
+  expect(first.body.data).toMatchObject({ reprocessed: true, event: { outcome: 'processed' } });
+  expect(await payments()).toMatchObject([{ kind: 'payment.succeeded', amount: '25.00' }]);
+  const again = await reprocess(owner.cookie, row.id);
+  expect(again.body.data.reprocessed).toBe(false);
+  expect(await payments()).toHaveLength(1);
 });
