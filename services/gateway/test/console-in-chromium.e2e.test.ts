@@ -158,6 +158,7 @@ describe('in the browser', () => {
       'Activities',
       'Forms',
       'Exports',
+      'Integrations',
     ]);
   });
 
