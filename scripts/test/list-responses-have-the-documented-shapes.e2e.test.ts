@@ -40,7 +40,15 @@ function expectedKeys(shape: string): { top: string[]; data?: string[] } {
   return { top: keysOf(shape) };
 }
 
-const NOT_LISTS = ['/api/health', '/api/openapi.json', '/api/auth/me', '/api/mcp'];
+// The receivers route answers the platform's fixed set of six provider kinds in the success
+// envelope: configuration, not a list of rows that pages.
+const NOT_LISTS = [
+  '/api/health',
+  '/api/openapi.json',
+  '/api/auth/me',
+  '/api/mcp',
+  '/api/integrations/receivers',
+];
 
 /** GET operations of the OpenAPI document that are not one record, a probe or a receiver. */
 function listRoutesOfTheOpenApiDocument(): string[] {

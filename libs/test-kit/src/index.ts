@@ -31,6 +31,7 @@ export {
   type ServiceStack,
 } from './service-stack';
 export { freePortForTests } from './ports';
+export { failInsertsOf } from './failing-inserts';
 export {
   usePlatformBehindGateway,
   type PlatformStack,

@@ -172,6 +172,29 @@ export const router = createBrowserRouter([
           import('./screens/forms/form-editor').then((m) => ({ Component: m.FormEditorScreen })),
       },
       {
+        path: 'integrations',
+        lazy: () =>
+          import('./screens/integrations/integrations-screen').then((m) => ({
+            Component: m.IntegrationsScreen,
+          })),
+      },
+      {
+        path: 'integrations/deliveries',
+        lazy: () =>
+          import('./screens/integrations/deliveries-screen').then((m) => ({
+            Component: m.DeliveriesScreen,
+          })),
+        children: [
+          {
+            path: ':eventId',
+            lazy: () =>
+              import('./screens/integrations/delivery-detail').then((m) => ({
+                Component: m.DeliveryDetail,
+              })),
+          },
+        ],
+      },
+      {
         path: 'workflows',
         lazy: () =>
           import('./screens/workflows/workflows-screen').then((m) => ({

@@ -160,6 +160,7 @@ describe('in the browser', () => {
       'Activities',
       'Forms',
       'Exports',
+      'Integrations',
       'Workflows',
       'MCP keys',
       'Members',

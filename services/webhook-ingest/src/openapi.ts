@@ -7,7 +7,7 @@ import {
   record,
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
-import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
+import { cursorPageQuerySchema, pageQuerySchema, timeRangeFields } from '@crm/shared/pagination';
 import { z, type ZodType } from 'zod';
 import { SORTABLE as inboundEventSorts } from './integrations/inbound-events.repository';
 import { filtersSchema as inboundEventFilters } from './integrations/inbound-events.schema';
@@ -112,7 +112,8 @@ const RESOURCES: Resource[] = [
     name: 'inbound event',
     sortable: inboundEventSorts,
     cursor: true,
-    filters: inboundEventFilters,
+    // `from` (inclusive) and `to` (exclusive) on received_at.
+    filters: inboundEventFilters.extend(timeRangeFields),
   },
 ];
 
@@ -196,6 +197,46 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       });
     }
   }
+
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/integrations/inbound-events/{id}/reprocess',
+    tag: TAG,
+    summary: 'Re-process a failed delivery (owners, admins)',
+    description:
+      "Runs a delivery that failed after its signature was verified through its receiver again, from the stored raw payload, claiming the same ledger row as the provider retry would: a delivery already processed (or re-processed meanwhile) writes nothing again (`reprocessed: false`). Offered for storefront and payment deliveries. 409 for a delivery that was not verified (accepted unverified or with verification skipped), of another provider, or whose connection was deleted. Another tenant's id is a 404.",
+    auth: 'session',
+    params: idParam(),
+    success: {
+      description: 'The ledger row after the attempt (its outcome says how it went)',
+      data: z.object({ event: record, reprocessed: z.boolean() }),
+    },
+    errors: [404, 409],
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/integrations/receivers',
+    tag: TAG,
+    summary: 'Receiver URLs to register, per provider kind',
+    description:
+      'Each kind: the full receiver URL built from PUBLIC_BASE_URL, which secret signs its deliveries (never its value) and the headers the provider sends.',
+    auth: 'session',
+    success: {
+      description: 'The receivers',
+      data: z.object({
+        receivers: z.array(
+          z.object({
+            kind: z.string(),
+            name: z.string(),
+            url: z.string(),
+            secret: z.string(),
+            headers: z.array(z.object({ name: z.string(), carries: z.string() })),
+            platformSecretSet: z.boolean().nullable(),
+          }),
+        ),
+      }),
+    },
+  });
 
   const rawJson = {
     schema: z.record(z.string(), z.unknown()),

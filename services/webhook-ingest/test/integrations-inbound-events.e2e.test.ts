@@ -128,6 +128,14 @@ describe('GET /api/integrations/inbound-events', () => {
     expect(both.body).toMatchObject({ items: [], total: 0 });
   });
 
+  it('filters by received_at: from inclusive, to exclusive, with provider and outcome too', async () => {
+    const range = await get(owner, '?from=2030-01-01T12:02:00Z&to=2030-01-01T12:03:00Z');
+    expect(range.status).toBe(200);
+    expect(range.body.items.map((e: { id: string }) => e.id)).toEqual([ids.storefront]);
+    const zoned = await get(owner, '?from=2030-01-01T13:02:00%2B01:00&outcome=failed');
+    expect(zoned.body.items.map((e: { id: string }) => e.id)).toEqual([ids.payment]);
+  });
+
   it('page, pageSize, sortBy and sortOrder', async () => {
     const res = await get(owner, '?page=2&pageSize=2&sortBy=received_at&sortOrder=asc');
     expect(res.status).toBe(200);
@@ -145,6 +153,14 @@ describe('GET /api/integrations/inbound-events', () => {
       'Invalid filters: provider: provider must be a ledger provider key, e.g. email, storefront_a, payments_stripe',
     ],
     ['?provider=email&provider=billing', 'Invalid filters: provider: provider must be given once'],
+    [
+      '?from=2030-01-01',
+      'Invalid filters: from: from must be an ISO 8601 date-time with a time zone, e.g. 2026-11-24T10:00:00Z',
+    ],
+    [
+      '?from=2030-01-02T00:00:00Z&to=2030-01-01T00:00:00Z',
+      'Invalid filters: from: from must be before to',
+    ],
     [
       '?sortBy=raw_body',
       'Invalid pagination parameters: sortBy: sortBy must be one of: received_at',
@@ -177,6 +193,8 @@ describe('GET /api/integrations/inbound-events/:id (the audit view)', () => {
           received_at: '2030-01-01T12:01:00.000Z',
           processed_at: '2030-01-01T12:01:01.000Z',
           raw_body: '{"type":"email.opened","data":{"email_id":"m-1","to":"ann@example.com"}}',
+          // Recorded before the ledger kept headers.
+          headers: null,
         },
       },
     });

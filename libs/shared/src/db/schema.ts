@@ -279,6 +279,8 @@ export interface InboundEventsTable {
   event_type: string | null;
   content_type: string | null;
   raw_body: string;
+  /** The request headers, redacted before they were stored (ledgerHeaders); null before 0027. */
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   verification: InboundVerification;
   outcome: InboundOutcome;
   detail: string | null;

@@ -27,3 +27,4 @@ export {
   storableTimestamp,
 } from './storable';
 export { INTEGER_MAX, fitsNumeric } from './numeric-range';
+export { ledgerHeaders, isSecretLikeHeader, REDACTED } from './ledger-headers';

@@ -9,6 +9,7 @@ const SCREENS = [
   'Activities',
   'Forms',
   'Exports',
+  'Integrations',
   'Workflows',
   'MCP keys',
   'Members',

@@ -50,3 +50,27 @@ export function CopyField({
     </div>
   );
 }
+
+/** A Copy button for a value shown beside it; says what happened in a status next to it. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [said, setSaid] = useState('');
+  const copy = async () => {
+    try {
+      if (!navigator.clipboard) throw new Error('no clipboard');
+      await navigator.clipboard.writeText(value);
+      setSaid('Copied.');
+    } catch {
+      setSaid('Copying is not allowed here: select the text and press Ctrl+C (⌘C on a Mac).');
+    }
+  };
+  return (
+    <>
+      <button type="button" aria-label={label} onClick={() => void copy()}>
+        Copy
+      </button>{' '}
+      <span role="status" className="muted">
+        {said}
+      </span>
+    </>
+  );
+}

@@ -5,6 +5,7 @@ import {
   type CursorBinding,
   type CursorPageQuery,
   type SortKey,
+  type TimeRange,
 } from '@crm/shared/pagination';
 import { sql } from 'kysely';
 import type { InboundEventFilters } from './inbound-events.schema';
@@ -40,6 +41,7 @@ export function listInboundEvents(
   tenantId: string,
   page: CursorPageQuery<(typeof SORTABLE)[number]>,
   filters: InboundEventFilters,
+  range: TimeRange,
   binding: Pick<CursorBinding, 'secret'>,
 ) {
   let query = trx
@@ -48,19 +50,44 @@ export function listInboundEvents(
     .where('inbound_events.tenant_id', '=', tenantId);
   if (filters.provider) query = query.where('provider', '=', filters.provider);
   if (filters.outcome) query = query.where('outcome', '=', filters.outcome);
+  // A range of the (tenant_id, received_at, id) index the list reads anyway.
+  if (range.from) query = query.where('received_at', '>=', range.from);
+  if (range.to) query = query.where('received_at', '<', range.to);
   return paginateByKeyset(trx, query, page, {
     sortKeys: SORT_KEYS,
     tiebreak: 'inbound_events.id',
-    binding: listCursorBinding(binding.secret, 'inbound_events', tenantId, { ...filters }),
-    filtered: Boolean(filters.provider || filters.outcome),
+    binding: listCursorBinding(binding.secret, 'inbound_events', tenantId, {
+      ...filters,
+      from: range.from?.toISOString(),
+      to: range.to?.toISOString(),
+    }),
+    filtered: Boolean(filters.provider || filters.outcome || range.from || range.to),
   });
 }
 
-/** One ledger row with its raw payload (the audit view). */
+/** One ledger row with its raw payload and its (redacted) headers: the audit view. */
 export function findInboundEvent(trx: Trx, tenantId: string, id: string) {
   return trx
     .selectFrom('inbound_events')
-    .select([...COLUMNS, 'raw_body'])
+    .select([...COLUMNS, 'raw_body', 'headers'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * The tenant's storefront or payment connection a stored delivery came through (its ledger key
+ * starts with the connection id); undefined when the tenant has no such connection any more.
+ */
+export function findDeliveryConnection(
+  trx: Trx,
+  tenantId: string,
+  table: 'storefront_connections' | 'payment_connections',
+  id: string,
+) {
+  return trx
+    .selectFrom(table)
+    .select('id')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();

@@ -1,10 +1,11 @@
 import { withTenant } from '@crm/shared/db';
-import { errors, sendSuccess, validate } from '@crm/shared/http';
+import { AppError, errors, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
-import { parseCursorPageQuery } from '@crm/shared/pagination';
+import { parseCursorPageQuery, timeRangeSchema } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { canManageIntegrations, idParam } from './admin-rules';
+import { replayDelivery } from './inbound-event-replay';
 import { findInboundEvent, listInboundEvents, SORTABLE } from './inbound-events.repository';
 import { filtersSchema } from './inbound-events.schema';
 
@@ -32,8 +33,9 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
       { provider: req.query.provider, outcome: req.query.outcome },
       'filters',
     );
+    const range = validate(timeRangeSchema, { from: req.query.from, to: req.query.to }, 'filters');
     const result = await withTenant(ctx.db, tenantId, (trx) =>
-      listInboundEvents(trx, tenantId, page, filters, { secret: ctx.cursorSecret }),
+      listInboundEvents(trx, tenantId, page, filters, range, { secret: ctx.cursorSecret }),
     );
     res.json(result);
   });
@@ -44,6 +46,54 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
     const event = await withTenant(ctx.db, tenantId, (trx) => findInboundEvent(trx, tenantId, id));
     if (!event) throw errors.notFound(NOT_FOUND);
     sendSuccess(res, { event });
+  });
+
+  /*
+   * Re-processes a delivery that failed after its signature was verified, from its stored raw
+   * payload (docs/integrations.md). It claims the ledger row again exactly as the provider's
+   * retry would, so it writes only while the row is still failed: a second re-processing, or
+   * one after the retry succeeded, writes nothing. One that never passed verification
+   * (accepted unverified, or skipped) is refused: nothing proves who sent its bytes.
+   */
+  router.post('/:id/reprocess', canManageIntegrations, async (req, res) => {
+    const { tenantId } = identityOf(req);
+    const id = idParam(req, NOT_FOUND);
+    const read = () => withTenant(ctx.db, tenantId, (trx) => findInboundEvent(trx, tenantId, id));
+    const stored = await read();
+    if (!stored) throw errors.notFound(NOT_FOUND);
+    if (stored.verification !== 'verified') {
+      throw errors.conflict(
+        `Only a delivery whose signature was verified can be re-processed; this one was accepted ${stored.verification === 'skipped' ? 'with verification skipped' : 'unverified'}`,
+        { verification: stored.verification },
+      );
+    }
+    if (stored.outcome !== 'failed') {
+      sendSuccess(
+        res,
+        { event: stored, reprocessed: false },
+        { message: `The delivery is already ${stored.outcome}: nothing was written again` },
+      );
+      return;
+    }
+    const recorded = await replayDelivery(ctx, tenantId, stored).catch((error: unknown) => {
+      // The ledger row already says why (recordDelivery kept it as failed with the reason).
+      if (error instanceof AppError) throw error;
+      ctx.logger.warn({ err: error, inboundEventId: id }, 'Re-processing failed again');
+      return undefined;
+    });
+    const event = (await read()) ?? stored;
+    sendSuccess(
+      res,
+      { event, reprocessed: recorded !== undefined && !recorded.duplicate },
+      {
+        message:
+          event.outcome === 'failed'
+            ? `Re-processed, and it failed again: ${event.detail ?? 'no reason recorded'}`
+            : recorded?.duplicate
+              ? `The delivery is already ${event.outcome}: nothing was written again`
+              : `Re-processed: ${event.outcome}`,
+      },
+    );
   });
 
   return router;

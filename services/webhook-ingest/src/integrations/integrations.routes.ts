@@ -4,6 +4,7 @@ import { inboundEventRoutes } from './inbound-events.routes';
 import { messagingAccountRoutes } from './messaging-accounts.routes';
 import { networkAccountRoutes } from './network-accounts.routes';
 import { paymentConnectionRoutes } from './payment-connections.routes';
+import { receiverRoutes } from './receivers.routes';
 import { storefrontConnectionRoutes } from './storefront-connections.routes';
 import { telephonyNumberRoutes } from './telephony-numbers.routes';
 
@@ -21,5 +22,6 @@ export function integrationRoutes(ctx: ReceiverContext): Router {
   router.use('/api/integrations/storefront-connections', storefrontConnectionRoutes(ctx));
   router.use('/api/integrations/payment-connections', paymentConnectionRoutes(ctx));
   router.use('/api/integrations/inbound-events', inboundEventRoutes(ctx));
+  router.use('/api/integrations/receivers', receiverRoutes(ctx));
   return router;
 }

@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { sql } from 'kysely';
+import { ledgerHeaders } from '@crm/shared/inbound';
 import {
   asTenant,
   withSystemScope,
@@ -22,6 +24,14 @@ export interface Delivery {
   rawBody: Buffer;
   contentType?: string;
   verification: InboundVerification;
+  /** The request's headers; the ledger keeps them redacted (ledgerHeaders). */
+  headers?: IncomingHttpHeaders;
+  /**
+   * The tenant the delivery is routed to, when the receiver knows it before handling (the
+   * storefront or payment connection it verified against): a failure is then recorded as that
+   * tenant's, so the tenant sees it in its ledger and can re-process it.
+   */
+  tenantId?: string;
 }
 
 /** What a handler did with a delivery; recorded in the ledger. */
@@ -112,10 +122,17 @@ export async function recordDelivery<T extends Outcome>(
   } catch (error) {
     const permanent = permanentFailureOf(error);
     if (!permanent) {
-      await recordFailure(db, delivery, errorMessage(error)).catch(() => undefined);
+      await recordFailure(db, delivery, errorMessage(error), delivery.tenantId).catch(
+        () => undefined,
+      );
       throw error;
     }
-    const ledgerId = await recordFailure(db, delivery, permanent.detail, permanent.tenantId);
+    const ledgerId = await recordFailure(
+      db,
+      delivery,
+      permanent.detail,
+      permanent.tenantId ?? delivery.tenantId,
+    );
     // No id: another attempt recorded the delivery as done meanwhile; this one is its duplicate.
     return ledgerId
       ? { duplicate: false, ledgerId, notStored: permanent.answer }
@@ -174,6 +191,8 @@ export function claimSql(trx: Trx, deliveries: Delivery[]) {
         .doUpdateSet((eb) => ({
           attempts: sql`${eb.ref('inbound_events.attempts')} + 1`,
           raw_body: eb.ref('excluded.raw_body'),
+          // A re-processing sends no headers: the original's stay.
+          headers: sql`coalesce(${eb.ref('excluded.headers')}, ${eb.ref('inbound_events.headers')})`,
           verification: eb.ref('excluded.verification'),
           received_at: sql`now()`,
         }))
@@ -189,6 +208,7 @@ function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {
     content_type: delivery.contentType ?? null,
     // Postgres text cannot hold NUL; a body with one is kept with it escaped.
     raw_body: delivery.rawBody.toString('utf8').replaceAll('\u0000', '\\u0000'),
+    headers: delivery.headers ? JSON.stringify(ledgerHeaders(delivery.headers)) : null,
     verification: delivery.verification,
     outcome,
   };
@@ -204,6 +224,7 @@ async function recordFailure(
   reason: string,
   tenantId: string | null = null,
 ): Promise<string | undefined> {
+  // Not the delivery's headers on a conflict: the row keeps the ones of its first attempt.
   const detail = reason.slice(0, MAX_DETAIL);
   const tenant = tenantId ? { tenant_id: tenantId } : {};
   const row = await withSystemScope(db, (trx) =>

@@ -25,6 +25,7 @@ import * as cursor_list_indexes from './0023_cursor_list_indexes';
 import * as record_search from './0024_record_search';
 import * as lead_search_texts from './0025_lead_search_texts';
 import * as event_outbox_by_tenant from './0026_event_outbox_by_tenant';
+import * as inbound_event_headers from './0027_inbound_event_headers';
 import * as workflow_run_replays from './0028_workflow_run_replays';
 
 /**
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '0024_record_search': record_search,
   '0025_lead_search_texts': lead_search_texts,
   '0026_event_outbox_by_tenant': event_outbox_by_tenant,
+  '0027_inbound_event_headers': inbound_event_headers,
   '0028_workflow_run_replays': workflow_run_replays,
 };
 

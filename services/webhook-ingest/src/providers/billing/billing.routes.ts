@@ -53,6 +53,7 @@ export function billingReceiver(ctx: ReceiverContext): Router {
         rawBody: raw,
         contentType: req.headers['content-type'],
         verification: 'verified',
+        headers: req.headers,
       },
       async (scope) =>
         change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type),

@@ -46,6 +46,7 @@ export function emailReceiver(ctx: ReceiverContext): Router {
         rawBody: body,
         contentType: req.get('content-type'),
         verification: 'verified',
+        headers: req.headers,
       },
       (scope) => handleEmailEvent(scope, event),
     );

@@ -73,6 +73,7 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
         rawBody: body,
         contentType: req.get('content-type'),
         verification: secret ? 'verified' : 'skipped',
+        headers: req.headers,
       },
       (scope) => handleMessagingDelivery(scope, readChanges(payload), proofTokenOf(req.query)),
     );

@@ -62,6 +62,7 @@ export function networkReceiver(ctx: ReceiverContext): Router {
         rawBody: body,
         contentType: req.get('content-type'),
         verification: 'verified',
+        headers: req.headers,
       },
       batch,
     });

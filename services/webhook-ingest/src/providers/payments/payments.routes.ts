@@ -1,12 +1,13 @@
 import { withSystemScope } from '@crm/shared/db';
 import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router, type Request, type RequestHandler } from 'express';
-import { recordDelivery } from '../../ledger/record-delivery';
+import { recordDelivery, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import { parseJsonBody, secretUnavailable, rawBytes } from '@crm/shared/inbound';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
-import type { PaymentProvider } from './payment-event';
+import type { PaymentEvent, PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
 import { handlePayment, type PaymentConnection } from './handle';
 
@@ -43,15 +44,10 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
           rawBody: raw,
           contentType: req.headers['content-type'],
           verification: 'verified',
+          headers: req.headers,
+          tenantId: connection.tenantId,
         },
-        async (scope) =>
-          event.payment
-            ? handlePayment(scope, connection, event.payment, body)
-            : {
-                outcome: 'ignored',
-                tenantId: connection.tenantId,
-                detail: event.ignoredReason ?? `Event type ${event.eventType} is not stored`,
-              },
+        (scope) => handlePaymentEvent(scope, connection, event, body),
       );
       requestLogger(ctx.logger, req).info(
         {
@@ -66,6 +62,40 @@ export function paymentsReceiver(ctx: ReceiverContext): Router {
     },
   );
   return router;
+}
+
+/** A payment is stored; any other event type is acknowledged as ignored. */
+async function handlePaymentEvent(
+  scope: DeliveryScope,
+  connection: PaymentConnection,
+  event: PaymentEvent,
+  body: unknown,
+): Promise<Outcome> {
+  return event.payment
+    ? handlePayment(scope, connection, event.payment, body)
+    : {
+        outcome: 'ignored',
+        tenantId: connection.tenantId,
+        detail: event.ignoredReason ?? `Event type ${event.eventType} is not stored`,
+      };
+}
+
+/**
+ * Re-processes a stored payment delivery that failed after the connection's secret verified
+ * it: the same event normalised from the same bytes, stored for the same connection, under the
+ * same ledger key (claimed again only while it is still failed).
+ */
+export function replayPaymentDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  connection: PaymentConnection,
+) {
+  const delivery = deliveryOf(stored, connection.tenantId);
+  const body = parseJsonBody(delivery.rawBody);
+  const event = PAYMENT_PROVIDER_MODULES[connection.provider].normalize(body, delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, (scope) =>
+    handlePaymentEvent(scope, connection, event, body),
+  );
 }
 
 /** Before anything else, the provider must be one we have a module for. */

@@ -1,6 +1,9 @@
 import type { Router } from 'express';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { storefrontReceiver } from '../storefront-shared/storefront-receiver';
+import {
+  storefrontReceiver,
+  type StorefrontScheme,
+} from '../storefront-shared/storefront-receiver';
 import {
   normaliseSourceUrl,
   readStorefrontBCustomer,
@@ -10,21 +13,24 @@ import {
 } from './payload';
 import { isStorefrontBPing, verifyStorefrontB } from './verify';
 
+/** What storefront B sends and how: the receiver's and a re-processing's. */
+export const STOREFRONT_B_SCHEME: StorefrontScheme = {
+  platform: 'storefront_b',
+  path: '/api/commerce/webhook/storefront-b',
+  headers: {
+    shop: 'x-storefront-b-webhook-source',
+    topic: 'x-storefront-b-webhook-topic',
+  },
+  normaliseShop: normaliseSourceUrl,
+  verify: verifyStorefrontB,
+  topics: STOREFRONT_B_TOPICS,
+  readOrder: readStorefrontBOrder,
+  readCustomer: readStorefrontBCustomer,
+  readVersion: readStorefrontBVersion,
+  isPing: isStorefrontBPing,
+};
+
 /** POST /api/commerce/webhook/storefront-b: orders and customers of a connected shop. */
 export function storefrontBReceiver(ctx: ReceiverContext): Router {
-  return storefrontReceiver(ctx, {
-    platform: 'storefront_b',
-    path: '/api/commerce/webhook/storefront-b',
-    headers: {
-      shop: 'x-storefront-b-webhook-source',
-      topic: 'x-storefront-b-webhook-topic',
-    },
-    normaliseShop: normaliseSourceUrl,
-    verify: verifyStorefrontB,
-    topics: STOREFRONT_B_TOPICS,
-    readOrder: readStorefrontBOrder,
-    readCustomer: readStorefrontBCustomer,
-    readVersion: readStorefrontBVersion,
-    isPing: isStorefrontBPing,
-  });
+  return storefrontReceiver(ctx, STOREFRONT_B_SCHEME);
 }

@@ -13,12 +13,14 @@ import {
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { recordDelivery } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import {
   findStorefrontClaims,
   markStorefrontProven,
   type StorefrontClaim,
 } from '../../tenancy/cross-tenant-lookups';
 import { handleStorefrontEvent } from './handle';
+import type { StorefrontConnectionRef } from './store-order';
 import { heldKeyPrefix, routeStorefrontDelivery } from './storefront-routing';
 import type {
   ContactInput,
@@ -95,6 +97,8 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
         rawBody: body,
         contentType: contentTypeOf(req),
         verification: route.kind === 'held' ? 'unverified' : route.verification,
+        headers: req.headers,
+        tenantId: route.kind === 'held' ? undefined : route.connection.tenantId,
       },
       async (scope) => {
         if (route.kind === 'held') return { outcome: 'held', detail: route.reason };
@@ -108,6 +112,25 @@ export function storefrontReceiver(ctx: ReceiverContext, scheme: StorefrontSchem
     res.status(200).json(receivedBody(recorded));
   });
   return router;
+}
+
+/**
+ * Re-processes a stored storefront delivery that failed after its connection's secret verified
+ * it: the same records read from the same bytes and topic, stored in the same connection's
+ * tenant, under the same ledger key (claimed again only while it is still failed).
+ */
+export function replayStorefrontDelivery(
+  ctx: ReceiverContext,
+  scheme: StorefrontScheme,
+  stored: StoredDelivery,
+  connection: Omit<StorefrontConnectionRef, 'platform'>,
+) {
+  const delivery = deliveryOf(stored, connection.tenantId);
+  const event = readEvent(scheme, stored.event_type ?? undefined, delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, async (scope) => {
+    await markStorefrontProven(scope.trx, connection.connectionId);
+    return handleStorefrontEvent(scope, { ...connection, platform: scheme.platform }, event);
+  });
 }
 
 /**

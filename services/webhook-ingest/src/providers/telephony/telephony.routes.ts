@@ -52,6 +52,7 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
         rawBody: body,
         contentType: req.get('content-type'),
         verification: 'verified',
+        headers: req.headers,
       },
       (scope) => handleCallDelivery(scope, call, paramsAsJson(params), proofTokenOf(req.query)),
     );
