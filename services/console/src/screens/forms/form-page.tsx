@@ -5,7 +5,6 @@ import { useMe } from '../../session/use-me';
 import { canManage } from '../../session/use-role';
 import { CopyField } from '../../ui/copy-field';
 import { DataTable } from '../../ui/data-table';
-import { CopyField } from '../../ui/copy-field';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { embedSnippet } from './embed-snippet';
