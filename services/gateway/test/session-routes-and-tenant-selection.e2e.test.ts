@@ -84,6 +84,7 @@ describe('every Session route of the proxy table', () => {
       '/api/exports/probe',
       '/api/integrations/probe',
       '/api/automations/probe',
+      '/api/events/probe',
       '/api/mcp/keys/probe',
     ]);
   });
