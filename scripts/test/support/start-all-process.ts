@@ -29,9 +29,12 @@ export function startAll(
   ) => Promise<void>,
   args: string[] = [],
 ): Promise<Started> {
+  // As `npm start` runs it: node with tsx's loader, not the tsx command, whose signal relay
+  // kills its child (exit 143) when the child's event loop takes more than 60 ms to answer a
+  // SIGTERM, so a busy platform could never stop cleanly.
   const child = spawn(
-    join(ROOT, 'node_modules', '.bin', 'tsx'),
-    ['scripts/start-all.ts', ...args],
+    process.execPath,
+    ['--import', 'tsx', 'scripts/start-all.ts', ...args],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
