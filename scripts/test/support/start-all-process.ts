@@ -32,16 +32,12 @@ export function startAll(
   // As `npm start` runs it: node with tsx's loader, not the tsx command, whose signal relay
   // kills its child (exit 143) when the child's event loop takes more than 60 ms to answer a
   // SIGTERM, so a busy platform could never stop cleanly.
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'scripts/start-all.ts', ...args],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-all.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
