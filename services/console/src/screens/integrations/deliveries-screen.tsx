@@ -68,36 +68,22 @@ export function DeliveriesScreen() {
         <Link to="/integrations">Integrations</Link>
       </div>
       <form className="filters" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
-        <div className="field">
-          <label htmlFor={`${id}-provider`}>Provider</label>
-          <select
-            id={`${id}-provider`}
-            value={provider}
-            onChange={(e) => set('provider', e.target.value)}
-          >
-            <option value="">Any provider</option>
-            {PROVIDERS.map((key) => (
-              <option key={key} value={key}>
-                {key}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-outcome`}>Outcome</label>
-          <select
-            id={`${id}-outcome`}
-            value={outcome}
-            onChange={(e) => set('outcome', e.target.value)}
-          >
-            <option value="">Any outcome</option>
-            {INBOUND_OUTCOMES.map((key) => (
-              <option key={key} value={key}>
-                {key}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ChoiceFilter
+          id={`${id}-provider`}
+          label="Provider"
+          any="Any provider"
+          choices={PROVIDERS}
+          value={provider}
+          onChange={(value) => set('provider', value)}
+        />
+        <ChoiceFilter
+          id={`${id}-outcome`}
+          label="Outcome"
+          any="Any outcome"
+          choices={INBOUND_OUTCOMES}
+          value={outcome}
+          onChange={(value) => set('outcome', value)}
+        />
         <div className="field">
           <label htmlFor={`${id}-from`}>Received from</label>
           <input
@@ -153,5 +139,29 @@ export function DeliveriesScreen() {
         <Outlet />
       </div>
     </section>
+  );
+}
+
+/** A labelled select of one filter: "any" (empty) or one of `choices`. */
+function ChoiceFilter(props: {
+  id: string;
+  label: string;
+  any: string;
+  choices: readonly string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        <option value="">{props.any}</option>
+        {props.choices.map((key) => (
+          <option key={key} value={key}>
+            {key}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
