@@ -48,6 +48,7 @@ export {
   downloadFrom,
   gate,
   isSignedOutAnswer,
+  isOpeningLeadsPage,
   type ExpectedFailures,
 } from './browser';
 export { leadImportCsv, LEAD_IMPORT_HEADER, REJECTED_IMPORT_ROWS } from './lead-import-csv';
