@@ -6,6 +6,7 @@ import { validate } from '../http/validate';
 import { pageQuerySchema, type PageOptions, type PageQuery } from './page-query';
 import type { Page } from './paginate';
 import type { SortKey } from './sort-key';
+import { readSearchMatches } from './read-search-matches';
 import { walkForSearch } from './walk-for-search';
 
 /**
@@ -270,6 +271,8 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
       binding: options.binding,
     });
 
+  // Set when a search is known to match more than COUNT_LIMIT rows: nothing left to count.
+  let overLimit = false;
   if (options.search) {
     const ranges = after ? rangesAfter(key, tiebreak, page.sortOrder, after) : [undefined];
     // Page numbers without a cursor past the first: the walk cannot skip the pages before.
@@ -290,6 +293,18 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
     }
     query = query.where(options.search);
     if (options.searchIndex) query = query.where(options.searchIndex);
+    if (!carried && !after) {
+      const found = await readSearchMatches(executor, query, {
+        key,
+        tiebreakName,
+        order: page.sortOrder,
+        countLimit: COUNT_LIMIT,
+        limit: page.pageSize + 1,
+        offset: (page.page - 1) * page.pageSize,
+      });
+      if (found) return pageOf(found.rows, found.total, true);
+      overLimit = true;
+    }
   }
 
   // Unfiltered, the count follows the sort's index (else Postgres may scan the table until it
@@ -303,9 +318,10 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
   const keyed = query.select(sql<string | null>`(${key.expression})::text`.as('__key'));
   // A search's later page has its count in the cursor: counting again (up to 10,001 matches
   // through the search's index) would be thrown away.
-  const rowsQuery = carried
-    ? keyed
-    : keyed.select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
+  const rowsQuery =
+    carried || overLimit
+      ? keyed
+      : keyed.select(sql<string>`(SELECT count(*) FROM (${counted}) AS counted)`.as('__total'));
   const rows = (await readRows(rowsQuery, key, tiebreak, page.sortOrder, after, {
     limit: page.pageSize + 1,
     offset: after ? 0 : (page.page - 1) * page.pageSize,
@@ -319,7 +335,13 @@ export async function paginateByKeyset<DB, TB extends keyof DB, O>(
     return Number(n[0]?.n ?? 0);
   };
   // pageOf takes a carried count from the cursor.
-  const counting = carried ? 0 : rows.length > 0 ? Number(rows[0].__total) : await countAlone();
+  const counting = carried
+    ? 0
+    : overLimit
+      ? COUNT_LIMIT + 1
+      : rows.length > 0
+        ? Number(rows[0].__total)
+        : await countAlone();
   return pageOf(rows, Math.min(counting, COUNT_LIMIT), counting <= COUNT_LIMIT);
 }
 
