@@ -32,9 +32,18 @@ export function listRows<T extends Searchable>(
  * case (lowered by Postgres, as the text was); runs of white space count as one space, and
  * `%`, `_` and `\` are themselves, not wildcards. On the lead view this is the live lead's
  * text, which no index serves: a search that falls back to an index adds leadSearchCandidates.
+ * On the contact view the text is the trigram index's own, asked for nominatingPart(q).
  */
 export function matchesSearch(table: Searchable, q: string) {
-  return sql<boolean>`${sql.ref(`${table}.search_text`)} LIKE lower(${likePattern(q)})`;
+  const text = sql.ref(`${table}.search_text`);
+  const nominating = nominatingPart(q);
+  if (table === 'crm_leads' || nominating === q) {
+    return sql<boolean>`${text} LIKE lower(${likePattern(q)})`;
+  }
+  // The contacts' text is indexed: the index is asked for the part, and the whole term, kept
+  // out of its reach (`|| ''`), re-checks what it finds.
+  return sql<boolean>`${text} LIKE lower(${likePattern(nominating)})
+    AND (${text} || '') LIKE lower(${likePattern(q)})`;
 }
 
 /**
@@ -44,8 +53,31 @@ export function matchesSearch(table: Searchable, q: string) {
  * a stale search row can hide a lead written a moment ago, never return one that does not match.
  */
 export function leadSearchCandidates(q: string) {
-  return sql<boolean>`crm_leads.id IN (SELECT c.lead_id FROM crm_lead_search_candidates c
+  const nominating = nominatingPart(q);
+  if (nominating === q) {
+    return sql<boolean>`crm_leads.id IN (SELECT c.lead_id FROM crm_lead_search_candidates c
     WHERE c.search_text LIKE lower(${likePattern(q)}))`;
+  }
+  // The index finds the part's rows; the whole term, kept out of the index's reach (`|| ''`),
+  // narrows them before they are joined to the leads.
+  return sql<boolean>`crm_leads.id IN (SELECT c.lead_id FROM crm_lead_search_candidates c
+    WHERE c.search_text LIKE lower(${likePattern(nominating)})
+      AND (c.search_text || '') LIKE lower(${likePattern(q)}))`;
+}
+
+/**
+ * The part of `q` the trigram index is asked for. For an email, the part before the `@`: its
+ * domain ("gmail.com", the company's own) is shared by a large share of the rows, and the index
+ * reads every row its trigrams are in (41 ms for a full email among 1,000,000 leads, 8 ms for
+ * the part before the `@`, measured). Every text holding `q` holds the part, so it nominates no
+ * fewer rows than `q` would. The whole term when the part has no word of three letters or
+ * digits (a trigram index cannot search for less).
+ */
+export function nominatingPart(q: string): string {
+  const at = q.indexOf('@');
+  if (at < 0) return q;
+  const local = q.slice(0, at);
+  return /[\p{L}\p{N}]{3}/u.test(local) ? local : q;
 }
 
 function likePattern(q: string): string {

@@ -280,6 +280,25 @@ describe('index-backed lists', () => {
     expect(search.seqScan).toBe(false);
   });
 
+  it('the contact q asks the index for the part of an email before the @, and matches the whole', async () => {
+    const found: unknown[] = [];
+    const sent = await selectsOf(tenantId, async (trx) => {
+      for (const q of ['User1234@Example.com', 'user1234@example.org']) {
+        found.push(
+          await listContacts(trx as never, tenantId, page('created_at', 'desc'), { q }, CURSORS),
+        );
+      }
+    });
+    expect(found[0]).toMatchObject({
+      total: 1,
+      totalExact: true,
+      items: [{ email: 'user1234@example.com' }],
+    });
+    // The same part with another domain: found by the index, refused by the whole term.
+    expect(found[1]).toMatchObject({ total: 0, totalExact: true, items: [] });
+    expect(sent.flatMap((q) => q.parameters)).toContain('%User1234%');
+  });
+
   it.each([
     ['created_at', 'crm_products_by_created'],
     ['sku', 'crm_products_tenant_id_sku_key'],
