@@ -33,7 +33,10 @@ async function statementsOf(
   const logging = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: database.pool }),
     log: (event) => {
-      if (event.level === 'query' && /^\s*(select|with)\b/i.test(event.query.sql)) {
+      if (
+        event.level === 'query' &&
+        /^\s*(\/\*[^*]*\*\/\s*)?(select|with)\b/i.test(event.query.sql)
+      ) {
         captured.push(event.query);
       }
     },
@@ -197,4 +200,18 @@ describe('a timeline page', () => {
       expect(await accessesOf(paged[0])).toEqual(expected);
     },
   );
+});
+
+it('is kept prepared on the connection: a second page of the same form is neither parsed nor planned again', async () => {
+  // Both reads in one transaction: one pooled connection, whose prepared statements they share.
+  const prepared = await withTenant(database.db, tenantId, async (trx) => {
+    await readTimeline(trx, tenantId, 'lead', leadId, 50, undefined);
+    await readTimeline(trx, tenantId, 'lead', leadId, 10, undefined);
+    const { rows } = await sql<{ name: string; calls: string }>`
+      SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements
+       WHERE statement LIKE '%WITH rec AS%'`.execute(trx);
+    return rows;
+  });
+  // One statement for both limits (a parameter), named by its text, run twice.
+  expect(prepared).toEqual([{ name: expect.stringMatching(/^crm_[0-9a-f]{40}$/), calls: '2' }]);
 });

@@ -7,6 +7,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { Pool, PoolClient, QueryResult as PgResult } from 'pg';
+import { preparedStatementName } from './prepared-statement';
 
 /**
  * Kysely's Postgres dialect with one round trip less per transaction: `BEGIN` is not sent on
@@ -92,8 +93,11 @@ class FoldedBeginConnection implements DatabaseConnection {
       if (compiled.parameters.length === 0) text = `begin; ${text}`;
       else await this.client.query('begin');
     }
-    const outcome = (await this.client.query(text, [...compiled.parameters])) as
-      PgResult | PgResult[];
+    const name = preparedStatementName(text);
+    const values = [...compiled.parameters];
+    const outcome = (await (name
+      ? this.client.query({ name, text, values })
+      : this.client.query(text, values))) as PgResult | PgResult[];
     // Several statements answer with one result each: the caller's statement is the last.
     const result = Array.isArray(outcome) ? outcome[outcome.length - 1] : outcome;
     return {

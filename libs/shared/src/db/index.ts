@@ -1,4 +1,5 @@
 export { createDb, type Db, type CreateDbOptions } from './create-db';
+export { PREPARED } from './prepared-statement';
 export { withTenant, withTenantClient, withSystemScope, asTenant, type Trx } from './tenant-scope';
 export {
   migrateToLatest,
