@@ -153,7 +153,7 @@ async function firstRows(browser: Browser, gatewayUrl: string, cookie: string) {
       domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd ?? 0),
       requests: performance
         .getEntriesByType('resource')
-        .filter((r) => r.name.includes('/api/'))
+        .filter((r) => r.name.includes('/api/') || r.name.includes('/assets/'))
         .map((r) => ({
           path: new URL(r.name).pathname,
           startMs: Math.round(r.startTime),
