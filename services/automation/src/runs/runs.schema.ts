@@ -39,9 +39,16 @@ export const runWithStepsSchema = runSchema.extend({
 export type RunWithSteps = z.infer<typeof runWithStepsSchema>;
 
 export const runResponseSchema = z.object({ run: runWithStepsSchema });
+
+/** A run as the run lists show it: with its workflow's name. */
+export const runListItemSchema = runSchema.extend({
+  workflow_name: z.string().meta({ description: 'The name of the workflow the run is of' }),
+});
+export type RunListItem = z.infer<typeof runListItemSchema>;
+
 /** The list's CursorPage (@crm/shared/pagination): the page, totalExact and nextCursor. */
 export const runPageSchema = z.object({
-  items: z.array(runSchema),
+  items: z.array(runListItemSchema),
   total: z.number(),
   totalExact: z.boolean(),
   page: z.number(),
