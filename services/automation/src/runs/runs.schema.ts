@@ -93,7 +93,10 @@ export const replaySchema = z
   .default({});
 export type ReplayInput = z.infer<typeof replaySchema>;
 
-/** POST /api/automations/workflows/:id/test: an optional sample record and its module. */
+/**
+ * POST /api/automations/workflows/:id/test: an optional sample record and its module, or
+ * `eventId`, one of the tenant's recent events (GET /api/events) to run on; not both.
+ */
 export const testRunSchema = z
   .object({
     record: z.record(z.string(), z.unknown(), { error: 'record must be an object' }).optional(),
@@ -103,6 +106,19 @@ export const testRunSchema = z
       .min(1, { message: 'module must not be empty' })
       .max(100, { message: 'module must be at most 100 characters' })
       .optional(),
+    eventId: z
+      .uuid({ error: 'eventId must be the id of one of the recent events (a uuid)' })
+      .optional()
+      .meta({
+        description:
+          'Run on this recent event of the tenant (an `id` of GET /api/events): its type, ' +
+          'record and payload, as if it had triggered the workflow. Not with record or module.',
+      }),
+  })
+  .refine((input) => !(input.eventId && (input.record || input.module)), {
+    message: 'give either eventId or a sample record and module, not both',
   })
   .default({});
 export type TestRunInput = z.infer<typeof testRunSchema>;
+/** A test run on a sample record: the body without `eventId`. */
+export type SampleInput = Omit<TestRunInput, 'eventId'>;
