@@ -190,6 +190,11 @@ describe('the Workflows screen', () => {
     await page.getByRole('link', { name: 'Run history' }).click();
     await page.getByRole('heading', { name: 'Run history', level: 1 }).waitFor();
     await page.getByRole('cell', { name: 'Succeeded' }).waitFor();
+    // The run names its workflow (the list answers the name with each run).
+    await page
+      .getByRole('row', { name: /Succeeded/ })
+      .getByRole('link', { name: 'New leads to our hook' })
+      .waitFor();
   });
 
   it('the receiver fails; the failed run is found by its status and replayed with the same webhook-id', async () => {

@@ -44,6 +44,11 @@ export interface Run {
   replayed_by: string | null;
 }
 
+/** A run as the run lists answer it: with its workflow's name. */
+export interface RunListItem extends Run {
+  workflow_name: string;
+}
+
 export interface RunWithSteps extends Run {
   steps: RunStep[];
   replays: Run[];
@@ -127,7 +132,7 @@ export function fetchRunsPage(
   for (const [key, value] of Object.entries(filter)) if (value) params.set(key, value);
   if (cursor) params.set('cursor', cursor);
   const path = workflowId ? `${BASE}/${id(workflowId)}/runs` : '/api/automations/runs';
-  return api<CursorPage<Run>>(`${path}?${params}`, { signal });
+  return api<CursorPage<RunListItem>>(`${path}?${params}`, { signal });
 }
 
 export function fetchRun(runId: string, signal?: AbortSignal) {
