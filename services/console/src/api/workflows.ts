@@ -109,10 +109,13 @@ export function rotateSecret(workflowId: string) {
   );
 }
 
-export function testWorkflow(workflowId: string, sample: { module?: string; record: object }) {
+/** What a test run runs on: a sample record (and its module), or one of the recent events. */
+export type TestRunOn = { module?: string; record: object } | { eventId: string };
+
+export function testWorkflow(workflowId: string, on: TestRunOn) {
   return api<Envelope<{ run: RunWithSteps }>>(`${BASE}/${id(workflowId)}/test`, {
     method: 'POST',
-    body: sample,
+    body: on,
   });
 }
 
