@@ -141,7 +141,16 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     method: 'post',
     path: `${BASE}/{id}/test`,
     tag: TAG,
-    summary: 'Run the workflow once now on a sample record (recorded as a test run)',
+    summary:
+      'Run the workflow once now on a sample record or a recent event (recorded as a test run)',
+    description:
+      'Runs the workflow now, enabled or not, without checking its conditions, and answers ' +
+      'the finished run with each step (request, response status, duration, message); the ' +
+      'webhooks are really sent. The body is a sample `record` and its `module`, or ' +
+      "`eventId`: one of the tenant's recent events (GET /api/events), run on with the context " +
+      'that event gives a real run (its id, type, time, record and payload). Both together ' +
+      "are a 400; another tenant's or an unknown event is a 404. The run is a test run " +
+      '(`is_test` true, `event_id` null). Viewers may not test.',
     auth: 'session',
     params: idParam(),
     body: {

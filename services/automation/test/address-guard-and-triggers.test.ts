@@ -1,6 +1,7 @@
 import { createSecretBox, newSigningSecret } from '../src/secrets/secret-box';
 import { addressRange, nonPublicHost, nonPublicRange } from '../src/engine/address-class';
 import { TenantLimiter } from '../src/engine/limiter';
+import { eventTypesMatching } from '@crm/shared/automation';
 import { conditionHolds, triggerMatches } from '../src/engine/triggers';
 import { publicAddressRefusal } from '../src/workflows/public-webhook-target';
 
@@ -102,6 +103,14 @@ describe('trigger matching and conditions', () => {
     const trigger = { event: 'lead.*', conditions: [] };
     expect(triggerMatches(trigger, 'lead.created', record)).toBe(true);
     expect(triggerMatches(trigger, 'deal.created', record)).toBe(false);
+  });
+  it.each([
+    ['lead.*', ['lead.created', 'lead.updated', 'lead.deleted']],
+    ['email.>', ['email.opened', 'email.clicked', 'email.replied']],
+    ['deal.stage_changed', ['deal.stage_changed']],
+    ['lead.created.extra', []],
+  ])('the types a trigger of %s matches (what a test run may pick from)', (trigger, types) => {
+    expect(eventTypesMatching(trigger)).toEqual(types);
   });
   it.each([
     [{ field: 'status', op: 'equals', value: 'new' }, true],

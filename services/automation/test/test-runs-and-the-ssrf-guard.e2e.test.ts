@@ -1,10 +1,20 @@
-import { withSystemScope } from '@crm/shared/db';
-import { sessionClient, tenantSession, testDb, useServiceBehindGateway } from '@crm/test-kit';
+import { withSystemScope, withTenant } from '@crm/shared/db';
+import { writeEvent } from '@crm/shared/events';
+import {
+  addMember,
+  createAccount,
+  sessionClient,
+  signIn,
+  tenantSession,
+  testDb,
+  useServiceBehindGateway,
+} from '@crm/test-kit';
 import { service } from '../src/main';
 import { startReceiver, type Receiver } from './support/receiver';
 
 /**
- * POST /api/automations/workflows/:id/test runs a workflow once on a sample record. With the
+ * POST /api/automations/workflows/:id/test runs a workflow once on a sample record, or on one
+ * of the tenant's recent events (`eventId`) as if that event had triggered it. With the
  * SSRF guard on (the default), saving a workflow refuses a webhook URL whose host is a literal
  * non-public address or localhost (400, nothing written), and at send time loopback,
  * link-local, private, the IPv6 forms that carry them and a DNS name resolving to loopback are
@@ -28,16 +38,16 @@ afterAll(async () => {
 
 type Stack = typeof guarded;
 
-const workflowBody = (urls: string[]) => ({
+const workflowBody = (urls: string[], trigger = 'deal.created') => ({
   name: 'test me',
-  trigger: { event: 'deal.created' },
+  trigger: { event: trigger },
   nodes: urls.map((url) => ({ type: 'webhook', config: { url, method: 'POST' } })),
 });
 
-async function workflowWith(stack: Stack, cookie: string, urls: string[]) {
+async function workflowWith(stack: Stack, cookie: string, urls: string[], trigger?: string) {
   const res = await sessionClient(stack.url, cookie).post(
     '/api/automations/workflows',
-    workflowBody(urls),
+    workflowBody(urls, trigger),
   );
   expect(res.status).toBe(201);
   return res.body.data.workflow.id as string;
@@ -228,5 +238,168 @@ describe('POST /api/automations/workflows/:id/test', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('VALIDATION_ERROR');
     expect(receiver.received.filter((r) => r.path === '/two')).toEqual([]);
+  });
+});
+
+describe('POST /api/automations/workflows/:id/test on a recent event (eventId)', () => {
+  type Session = Awaited<ReturnType<typeof tenantSession>>;
+  let owner: Session;
+  let other: Session;
+  let viewerCookie: string;
+  let workflowId: string;
+  let eventId: string;
+  let othersEventId: string;
+
+  /** A deal's stage changed, as crm-api records it: an outbox row of the tenant. */
+  const stageChanged = (tenantId: string, dealId: string) =>
+    withTenant(database.db, tenantId, (trx) =>
+      writeEvent(trx, {
+        type: 'deal.stage_changed',
+        tenant_id: tenantId,
+        record: { module: 'deals', id: dealId },
+        data: { title: 'Big deal', stage: 'won', amount: 1200 },
+      }),
+    );
+  const runsOf = (tenantId: string) =>
+    withSystemScope(database.db, (trx) =>
+      trx
+        .selectFrom('workflow_runs')
+        .select(['id', 'workflow_id', 'event_id', 'is_test', 'record_id', 'context'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+    );
+  const test = (cookie: string, body: unknown, id = workflowId) =>
+    sessionClient(open.url, cookie).post(`/api/automations/workflows/${id}/test`, body);
+
+  beforeAll(async () => {
+    owner = await tenantSession(open, database);
+    other = await tenantSession(open, database);
+    const viewer = await createAccount(database, 'viewer');
+    await addMember(database, owner.tenantId, viewer.id, 'viewer');
+    viewerCookie = await signIn(open.gateway.app, viewer.email);
+    workflowId = await workflowWith(open, owner.cookie, [`${receiver.url}/on-event`], 'deal.*');
+    // Disabled: the event itself must not run it (only the test run sends).
+    expect(
+      (
+        await sessionClient(open.url, owner.cookie).patch(
+          `/api/automations/workflows/${workflowId}`,
+          { enabled: false },
+        )
+      ).status,
+    ).toBe(200);
+    eventId = (await stageChanged(owner.tenantId, 'deal-7')).id;
+    othersEventId = (await stageChanged(other.tenantId, 'deal-of-other')).id;
+  });
+
+  it('runs on the event as if it had triggered the workflow, recorded as a test run', async () => {
+    const event = (await sessionClient(open.url, owner.cookie).get('/api/events')).body.items[0];
+    expect(event).toMatchObject({ id: eventId, type: 'deal.stage_changed' });
+
+    const res = await test(owner.cookie, { eventId });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: 'Test run finished' });
+    const run = res.body.data.run;
+    expect(run).toMatchObject({
+      workflow_id: workflowId,
+      is_test: true,
+      event_id: null,
+      event_type: 'deal.stage_changed',
+      module: 'deals',
+      record_id: 'deal-7',
+      status: 'success',
+    });
+    expect(run.steps).toEqual([
+      {
+        position: 0,
+        node_type: 'webhook',
+        node_name: null,
+        status: 'success',
+        message: `Webhook POST ${receiver.url}/on-event → 200`,
+        response_status: 200,
+        duration_ms: expect.any(Number),
+      },
+    ]);
+    const sent = receiver.received.filter((r) => r.path === '/on-event');
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0].body)).toEqual({
+      tenant_id: owner.tenantId,
+      record_id: 'deal-7',
+      module: 'deals',
+      variables: {
+        record: { id: 'deal-7', title: 'Big deal', stage: 'won', amount: 1200 },
+        event: { id: eventId, type: 'deal.stage_changed', occurred_at: event.occurred_at },
+        steps: [],
+      },
+    });
+    expect(sent[0].headers['webhook-id']).toBe(`msg_${run.id}_0`);
+    // One run: the test run, holding the event it ran on (so a replay sends the same body).
+    expect(await runsOf(owner.tenantId)).toEqual([
+      {
+        id: run.id,
+        workflow_id: workflowId,
+        event_id: null,
+        is_test: true,
+        record_id: 'deal-7',
+        context: {
+          record: { id: 'deal-7', title: 'Big deal', stage: 'won', amount: 1200 },
+          event: { id: eventId, type: 'deal.stage_changed', occurred_at: event.occurred_at },
+        },
+      },
+    ]);
+  });
+
+  it("another tenant's event or an unknown one is a 404; nothing runs", async () => {
+    const before = await runsOf(owner.tenantId);
+    for (const id of [othersEventId, '00000000-0000-4000-8000-000000000000']) {
+      const res = await test(owner.cookie, { eventId: id });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({
+        success: false,
+        code: 'NOT_FOUND',
+        message: 'Event not found',
+      });
+    }
+    // Their own event on another tenant's workflow: the workflow is not theirs.
+    const theirs = await test(other.cookie, { eventId: othersEventId });
+    expect([theirs.status, theirs.body.message]).toEqual([404, 'Workflow not found']);
+    expect(await runsOf(owner.tenantId)).toEqual(before);
+    expect(await runsOf(other.tenantId)).toEqual([]);
+    expect(receiver.received.filter((r) => r.path === '/on-event')).toHaveLength(1);
+  });
+
+  it('eventId with a sample record or module, or not a uuid, is a 400; nothing runs', async () => {
+    const before = await runsOf(owner.tenantId);
+    const refusals: Array<[unknown, string]> = [
+      [
+        { eventId, record: { id: 'deal-42' } },
+        'Invalid test run: give either eventId or a sample record and module, not both',
+      ],
+      [
+        { eventId, module: 'deals' },
+        'Invalid test run: give either eventId or a sample record and module, not both',
+      ],
+      [
+        { eventId: 'deal-7' },
+        'Invalid test run: eventId: eventId must be the id of one of the recent events (a uuid)',
+      ],
+    ];
+    for (const [body, message] of refusals) {
+      const res = await test(owner.cookie, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR', message });
+    }
+    expect(await runsOf(owner.tenantId)).toEqual(before);
+    expect(receiver.received.filter((r) => r.path === '/on-event')).toHaveLength(1);
+  });
+
+  it('a viewer may not test (403), on an event as on a sample record; nothing runs', async () => {
+    const before = await runsOf(owner.tenantId);
+    for (const body of [{ eventId }, {}]) {
+      const res = await test(viewerCookie, body);
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('FORBIDDEN');
+    }
+    expect(await runsOf(owner.tenantId)).toEqual(before);
+    expect(receiver.received.filter((r) => r.path === '/on-event')).toHaveLength(1);
   });
 });

@@ -142,3 +142,48 @@ describe('GET /api/automations/runs (all workflows) by cursor', () => {
     }
   });
 });
+
+describe('the run lists name each run’s workflow', () => {
+  it('every run, whatever the number of workflows (150 here, each with a run)', async () => {
+    const session = await tenantSession(stack, database);
+    const t = session.tenantId;
+    const names = await withSystemScope(database.db, async (trx) => {
+      await sql`INSERT INTO automation_workflows
+          (tenant_id, name, trigger_event, nodes, signing_secret_sealed, created_at, updated_at)
+        SELECT ${t}, 'Numbered workflow ' || g, 'lead.*', '[]', 'sealed', ${at}, ${at}
+        FROM generate_series(1, 150) g`.execute(trx);
+      await sql`INSERT INTO workflow_runs
+          (tenant_id, workflow_id, event_type, module, record_id, is_test, status, started_at)
+        SELECT ${t}, id, 'lead.created', 'leads', 'r-' || id, true, 'success', created_at
+        FROM automation_workflows WHERE tenant_id = ${t}`.execute(trx);
+      const rows = await trx
+        .selectFrom('automation_workflows')
+        .select(['id', 'name'])
+        .where('tenant_id', '=', t)
+        .execute();
+      return new Map(rows.map((row) => [row.id, row.name]));
+    });
+    const named: Array<[string, string]> = [];
+    let cursor = '';
+    do {
+      const res = await request(stack.url)
+        .get(
+          `/api/automations/runs?pageSize=100${cursor && `&cursor=${encodeURIComponent(cursor)}`}`,
+        )
+        .set('Cookie', session.cookie);
+      expect(res.status).toBe(200);
+      for (const run of res.body.items) named.push([run.workflow_id, run.workflow_name]);
+      cursor = res.body.nextCursor ?? '';
+    } while (cursor);
+    expect(named).toHaveLength(150);
+    expect(new Map(named)).toEqual(names);
+    // One workflow's runs name it too.
+    const [[id, name]] = [...names];
+    const own = await request(stack.url)
+      .get(`${runsOf(id)}`)
+      .set('Cookie', session.cookie);
+    expect(own.body.items).toEqual([
+      expect.objectContaining({ workflow_id: id, workflow_name: name }),
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import { withSystemScope, withTenant } from '@crm/shared/db';
 import type { CursorPage } from '@crm/shared/pagination';
 import { createTenant, planReads, selectsSent, testDb } from '@crm/test-kit';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { listRuns } from '../src/runs/runs.repository';
 import { listWorkflows } from '../src/workflows/workflows.repository';
 
@@ -11,7 +11,8 @@ import { listWorkflows } from '../src/workflows/workflows.repository';
  * (one range of it after the page before), on 20,000 runs of 10 workflows (a fifth failed)
  * and 3,000 workflows; the run history across workflows reads workflow_runs_by_started, or
  * workflow_runs_by_status when filtered by status, with or without a time range (migration
- * 0028).
+ * 0028). A run list names each run's workflow: one primary-key lookup per row of the page,
+ * never one per row counted.
  */
 const database = testDb();
 afterAll(() => database.close());
@@ -58,17 +59,54 @@ const page = (sortBy: string, sortOrder: 'asc' | 'desc', cursor?: string) => ({
   cursor,
 });
 
-/** The first page and the page after it by cursor each read `index` in order, one statement each. */
+/** Rows a page reads: its 20 and the one that tells whether there is a next page. */
+const PAGE_READ = 21;
+/** The run lists' lookup of each run's workflow (its name). */
+const WORKFLOW_LOOKUP = 'automation_workflows_pkey';
+
+interface AnalyzedNode {
+  'Index Name'?: string;
+  'Actual Loops': number;
+  Plans?: AnalyzedNode[];
+}
+const analyzedNodes = (node: AnalyzedNode): AnalyzedNode[] => [
+  node,
+  ...(node.Plans ?? []).flatMap(analyzedNodes),
+];
+
+/** How many times the statement, run, looked up a workflow by its primary key. */
+async function workflowLookups(statement: CompiledQuery): Promise<number> {
+  const nodes = await withTenant(database.db, tenantId, async (trx) => {
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': Array<{ Plan: AnalyzedNode }> }>(
+      CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, [
+        ...statement.parameters,
+      ]),
+    );
+    return analyzedNodes(rows[0]['QUERY PLAN'][0].Plan);
+  });
+  return nodes
+    .filter((node) => node['Index Name'] === WORKFLOW_LOOKUP)
+    .reduce((sum, node) => sum + node['Actual Loops'], 0);
+}
+
+/**
+ * The first page and the page after it by cursor each read `index` in order, one statement
+ * each; `lookups`: the page's rows also look their workflow up (a run list), once per row read
+ * (the page and the one that tells whether there is a next), not per row counted.
+ */
 async function expectPagesRead(
   list: (trx: never, cursor?: string) => Promise<CursorPage<{ id: string }>>,
   index: string,
+  lookups = false,
 ) {
+  const indexes = lookups ? [index, WORKFLOW_LOOKUP] : [index];
   const [first] = await selectsSent(database, tenantId, (trx) => list(trx));
   expect(await planReads(database, tenantId, first)).toEqual({
-    indexes: [index],
+    indexes,
     sorts: false,
     seqScan: false,
   });
+  if (lookups) expect(await workflowLookups(first)).toBe(PAGE_READ);
   const one = await withTenant(database.db, tenantId, (trx) => list(trx as never));
   let two: CursorPage<{ id: string }> | undefined;
   const sent = await selectsSent(database, tenantId, async (trx) => {
@@ -77,10 +115,11 @@ async function expectPagesRead(
   expect(sent).toHaveLength(1);
   expect(sent[0].sql).toMatch(/\) [<>] \(CAST\(/);
   expect(await planReads(database, tenantId, sent[0])).toEqual({
-    indexes: [index],
+    indexes,
     sorts: false,
     seqScan: false,
   });
+  if (lookups) expect(await workflowLookups(sent[0])).toBe(PAGE_READ);
   expect(two?.page).toBe(2);
   const seen = new Set(one.items.map((w) => w.id));
   expect(two?.items).toHaveLength(20);
@@ -114,6 +153,7 @@ describe('workflow and run lists read their indexes', () => {
             CURSORS,
           ),
         'workflow_runs_by_workflow',
+        true,
       );
     }
   });
@@ -143,6 +183,7 @@ describe('workflow and run lists read their indexes', () => {
               CURSORS,
             ),
           index,
+          true,
         );
       }
     },

@@ -19,6 +19,7 @@ import {
   isSignedOutAnswer,
   watchForProblems,
 } from '@crm/test-kit';
+import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { service as automation } from '../../automation/src/main';
 import { service as crmApi } from '../../crm-api/src/main';
@@ -31,8 +32,10 @@ import { service as crmApi } from '../../crm-api/src/main';
  * secret shown once with the verification snippet; a lead imported through the API runs it and
  * the run shows in the history; the receiver then fails, a second import fails its step, the
  * failed run is found by the status filter and replayed from its page, and the receiver gets
- * the same webhook-id twice. A test run shows its steps. A viewer sees no write control. No
- * console error, no serious axe finding. Screenshots: artifacts/console-workflow*.png.
+ * the same webhook-id twice. A test run shows its steps, on a sample record and on a recent
+ * event picked from the list (only those the trigger matches; none for a trigger nothing has
+ * matched yet). A viewer sees no write control. No console error, no serious axe finding.
+ * Screenshots: artifacts/console-workflow*.png.
  */
 const stack = usePlatformBehindGateway([
   { service: crmApi },
@@ -190,6 +193,11 @@ describe('the Workflows screen', () => {
     await page.getByRole('link', { name: 'Run history' }).click();
     await page.getByRole('heading', { name: 'Run history', level: 1 }).waitFor();
     await page.getByRole('cell', { name: 'Succeeded' }).waitFor();
+    // The run names its workflow (the list answers the name with each run).
+    await page
+      .getByRole('row', { name: /Succeeded/ })
+      .getByRole('link', { name: 'New leads to our hook' })
+      .waitFor();
   });
 
   it('the receiver fails; the failed run is found by its status and replayed with the same webhook-id', async () => {
@@ -233,6 +241,82 @@ describe('the Workflows screen', () => {
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('button', { name: 'Enable' }).waitFor();
     await saveScreenshot(page, 'console-workflow', { fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('a test run on a recent event picked from the list shows its steps', async () => {
+    // The two imports' lead.created events: the older one (Ann's) is picked.
+    const events = await withSystemScope(stack.database.db, (trx) =>
+      trx
+        .selectFrom('event_outbox')
+        .select(['id', sql<string>`envelope -> 'data' ->> 'email'`.as('email')])
+        .where('tenant_id', '=', own.tenantId)
+        .where('type', '=', 'lead.created')
+        .execute(),
+    );
+    const ann = events.find((event) => event.email === 'ann@acme.test');
+    expect(ann).toBeDefined();
+    const before = (await runsOf(own.tenantId)).length;
+    const sent = received.length;
+
+    await page.goto(`/workflows/${workflowId}`);
+    // Keyboard: from the first choice to the second with an arrow key.
+    await page.getByRole('radio', { name: 'Sample record' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('radio', { name: 'Recent event' }).isChecked()).toBe(true);
+    const picker = page.getByLabel('Event to run on (newest first)');
+    await picker.waitFor();
+    const options = await picker.locator('option').allInnerTexts();
+    expect(options.length).toBe(events.length);
+    for (const option of options) expect(option).toMatch(/^lead\.created · leads \S+ · .+\d/);
+    await picker.selectOption(ann!.id);
+    await page.getByText('Payload of the picked event').click();
+    await page.getByText('"email": "ann@acme.test"').waitFor();
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const steps = page.getByRole('table', { name: 'Test run steps' });
+    await steps.getByRole('cell', { name: `Webhook POST ${receiverUrl} → 200` }).waitFor();
+    expect(await steps.locator('tbody tr').innerText()).toMatch(/notify\s+success\s+200\s+\d+ ms/);
+    await page.getByText(/^Test run on lead\.created \(leads \S+\): Succeeded\./).waitFor();
+    await saveScreenshot(page, 'console-workflow-test-on-event', { fullPage: true });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    const runs = await withSystemScope(stack.database.db, (trx) =>
+      trx
+        .selectFrom('workflow_runs')
+        .select([
+          'id',
+          'is_test',
+          'event_id',
+          sql<string>`context -> 'event' ->> 'id'`.as('ran_on'),
+        ])
+        .where('tenant_id', '=', own.tenantId)
+        .orderBy('started_at')
+        .execute(),
+    );
+    expect(runs).toHaveLength(before + 1);
+    const run = runs[before];
+    expect(run).toMatchObject({ is_test: true, event_id: null, ran_on: ann!.id });
+    expect(received.slice(sent)).toEqual([`msg_${run.id}_0`]);
+
+    // A trigger nothing has matched yet: the empty state, and nothing to run.
+    const created = await sessionClient(stack.url, own.ownerCookie).post(
+      '/api/automations/workflows',
+      {
+        name: 'Refunds to our hook',
+        trigger: { event: 'payment.refunded' },
+        nodes: [{ type: 'webhook', config: { url: receiverUrl, method: 'POST' } }],
+      },
+    );
+    expect(created.status).toBe(201);
+    await page.goto(`/workflows/${created.body.data.workflow.id}`);
+    await page.getByRole('radio', { name: 'Recent event' }).check();
+    await page.getByText('No recent events the trigger payment.refunded matches').waitFor();
+    expect(await page.getByRole('button', { name: 'Run test' }).isDisabled()).toBe(true);
+    // Every type shown: the lead events are there to pick.
+    await page.getByLabel(/Only events the trigger matches/).uncheck();
+    await page.getByLabel('Event to run on (newest first)').waitFor();
+    expect(await page.getByRole('button', { name: 'Run test' }).isEnabled()).toBe(true);
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });

@@ -140,12 +140,21 @@ export const conditionSchema = z
   });
 export type Condition = z.infer<typeof conditionSchema>;
 
+/**
+ * The event types the platform emits that a trigger's event (a type, or a pattern such as
+ * `lead.*`) matches, in the platform's order: what a workflow can be triggered by. The console
+ * narrows the recent events a test run may pick to these.
+ */
+export function eventTypesMatching(trigger: string): string[] {
+  return PLATFORM_EVENT_TYPES.filter((type) => typeMatches(trigger, type));
+}
+
 /** An event type the platform emits, or a pattern (`lead.*`, `email.>`) that matches one. */
 export const triggerEventSchema = z
   .string({ error: 'trigger.event is required' })
   .max(200)
   .refine(
-    (value) => PLATFORM_EVENT_TYPES.some((type) => typeMatches(value, type)),
+    (value) => eventTypesMatching(value).length > 0,
     `trigger.event must be an event type the platform emits (${PLATFORM_EVENT_TYPES.join(', ')}) or a pattern such as lead.*`,
   );
 

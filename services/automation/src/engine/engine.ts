@@ -14,7 +14,7 @@ import {
   type NewRun,
   type ReplaySource,
 } from '../runs/runs.repository';
-import type { RunWithSteps, Step, TestRunInput } from '../runs/runs.schema';
+import type { RunWithSteps, SampleInput, Step } from '../runs/runs.schema';
 import type { SecretBox } from '../secrets/secret-box';
 import { enabledWorkflows, type StoredWorkflow } from '../workflows/workflows.repository';
 import type { WorkflowNode } from '../workflows/workflows.schema';
@@ -130,24 +130,41 @@ export class Engine {
   async runTest(
     tenantId: string,
     workflow: StoredWorkflow,
-    input: TestRunInput,
+    sample: SampleInput,
   ): Promise<RunWithSteps> {
     const eventType = PLATFORM_EVENT_TYPES.find((t) => typeMatches(workflow.trigger.event, t));
     const recordId =
-      typeof input.record?.id === 'string' || typeof input.record?.id === 'number'
-        ? String(input.record.id)
+      typeof sample.record?.id === 'string' || typeof sample.record?.id === 'number'
+        ? String(sample.record.id)
         : 'test';
-    const context: RunContext = {
+    return this.test(workflow, {
       tenantId,
       event: {
         id: randomUUID(),
         type: eventType ?? workflow.trigger.event,
         occurred_at: new Date().toISOString(),
       },
-      module: input.module ?? (eventType ?? workflow.trigger.event).split('.')[0] + 's',
+      module: sample.module ?? (eventType ?? workflow.trigger.event).split('.')[0] + 's',
       recordId,
-      record: { id: recordId, ...input.record },
-    };
+      record: { id: recordId, ...sample.record },
+    });
+  }
+
+  /**
+   * Runs a workflow once now on one of the tenant's recorded events, with the context that
+   * event gave (or would give) a real run: its id, type, time, record and payload. Recorded as
+   * a test run all the same; resolves with the run.
+   */
+  async runTestOnEvent(workflow: StoredWorkflow, event: EventEnvelope): Promise<RunWithSteps> {
+    return this.test(workflow, contextOf(event));
+  }
+
+  /**
+   * A test run: recorded as one (`is_test`, no `event_id`, so it never stands in for the
+   * event's own run), executed now under the tenant's limits; resolves with the finished run.
+   */
+  private async test(workflow: StoredWorkflow, context: RunContext): Promise<RunWithSteps> {
+    const { tenantId } = context;
     const runId = await withTenant(this.deps.db, tenantId, async (trx) => {
       const ids = await recordRuns(trx, tenantId, [newRun(workflow, context, true)]);
       return ids.get(workflow.id) as string;

@@ -6,6 +6,7 @@ import {
   type CursorPageQuery,
   type SortKey,
 } from '@crm/shared/pagination';
+import type { EventEnvelope } from '@crm/shared/events';
 import { sql } from 'kysely';
 import type { EventFilters } from './events.schema';
 
@@ -48,4 +49,23 @@ export function listEvents(
     binding: listCursorBinding(binding.secret, 'event_outbox', tenantId, { ...filters }),
     filtered: Boolean(filters.type),
   });
+}
+
+/**
+ * One of the tenant's events by the id the list shows (a batch row's: its first event), as the
+ * bus delivered it to the engine (the envelope), or undefined when the tenant has no such row
+ * (another tenant's, pruned, or never written). Reads the outbox's unique index on id.
+ */
+export async function findEvent(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+): Promise<EventEnvelope | undefined> {
+  const row = await trx
+    .selectFrom('event_outbox')
+    .select(sql<EventEnvelope>`${FIRST_ENVELOPE}`.as('envelope'))
+    .where('event_outbox.tenant_id', '=', tenantId)
+    .where('event_outbox.id', '=', id)
+    .executeTakeFirst();
+  return row?.envelope;
 }

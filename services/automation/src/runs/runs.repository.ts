@@ -8,7 +8,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
-import type { Run, RunFilter, RunWithSteps, Step } from './runs.schema';
+import type { Run, RunFilter, RunListItem, RunWithSteps, Step } from './runs.schema';
 
 const RUN_COLUMNS = [
   'id',
@@ -130,10 +130,23 @@ export async function listRuns(
   filter: RunFilter,
   page: CursorPageQuery<string>,
   binding: Pick<CursorBinding, 'secret'>,
-): Promise<CursorPage<Run>> {
+): Promise<CursorPage<RunListItem>> {
+  // Each run with its workflow's name, whatever the number of workflows: a lookup by the
+  // workflow's primary key for each row the page reads, and none for the rows its count reads
+  // (the count drops the select list). A subquery, not a join: with a join the planner chose,
+  // for a cursor page it expected to be small, a merge join that sorted the page's rows
+  // instead of reading them in the index's order (the plan test pins the order). Every run
+  // has its workflow: the foreign key deletes runs with it.
   let query = trx
     .selectFrom('workflow_runs')
     .select(RUN_COLUMNS)
+    .select((eb) =>
+      eb
+        .selectFrom('automation_workflows as workflow')
+        .select('workflow.name')
+        .whereRef('workflow.id', '=', 'workflow_runs.workflow_id')
+        .as('workflow_name'),
+    )
     .where('workflow_runs.tenant_id', '=', tenantId);
   if (workflowId) query = query.where('workflow_runs.workflow_id', '=', workflowId);
   if (filter.status) query = query.where('workflow_runs.status', '=', filter.status);
@@ -158,7 +171,13 @@ export async function listRuns(
     // runs by status, whose status is checked on the workflow's index rows.
     filtered: !!(workflowId && filter.status),
   });
-  return { ...result, items: result.items.map(renderRun) };
+  return {
+    ...result,
+    items: result.items.map(({ workflow_name, ...run }) => ({
+      ...renderRun(run),
+      workflow_name: workflow_name ?? '',
+    })),
+  };
 }
 
 /** What a replay needs of the run it replays: its row, steps and stored context. */

@@ -5,6 +5,7 @@ import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Engine } from '../engine/engine';
+import { findEvent } from '../events/events.repository';
 import { workflowId } from '../workflows/workflows.routes';
 import { findWorkflow } from '../workflows/workflows.repository';
 import { uuid } from '../workflows/workflows.schema';
@@ -24,7 +25,7 @@ function runId(id: string): string {
  * The run history: a workflow's runs and the runs of all workflows (page helper, newest first,
  * by page or cursor, filtered by status and start time; `cursorSecret` signs the cursors), one
  * run with its steps and replays, the test run (POST /api/automations/workflows/:id/test runs
- * the workflow once now on a sample record) and the replay (POST /api/automations/runs/:id/
+ * the workflow once now on a sample record, or on one of the tenant's recent events) and the replay (POST /api/automations/runs/:id/
  * replay sends a failed run's failed steps, or one failed step, again as a new linked run).
  */
 export function runRoutes(
@@ -98,10 +99,16 @@ export function runRoutes(
   router.post('/api/automations/workflows/:id/test', async (req, res) => {
     const { tenantId } = identityOf(req);
     const id = workflowId(req.params.id);
-    const input = validate(testRunSchema, req.body ?? {}, 'test run');
-    const workflow = await withTenant(db, tenantId, (trx) => findWorkflow(trx, tenantId, id));
+    const { eventId, ...sample } = validate(testRunSchema, req.body ?? {}, 'test run');
+    const { workflow, event } = await withTenant(db, tenantId, async (trx) => ({
+      workflow: await findWorkflow(trx, tenantId, id),
+      event: eventId ? await findEvent(trx, tenantId, eventId) : undefined,
+    }));
     if (!workflow) throw errors.notFound('Workflow not found');
-    const run = await engine.runTest(tenantId, workflow, input);
+    if (eventId && !event) throw errors.notFound('Event not found');
+    const run = event
+      ? await engine.runTestOnEvent(workflow, event)
+      : await engine.runTest(tenantId, workflow, sample);
     sendSuccess(res, { run }, { message: 'Test run finished' });
   });
 

@@ -39,9 +39,16 @@ export const runWithStepsSchema = runSchema.extend({
 export type RunWithSteps = z.infer<typeof runWithStepsSchema>;
 
 export const runResponseSchema = z.object({ run: runWithStepsSchema });
+
+/** A run as the run lists show it: with its workflow's name. */
+export const runListItemSchema = runSchema.extend({
+  workflow_name: z.string().meta({ description: 'The name of the workflow the run is of' }),
+});
+export type RunListItem = z.infer<typeof runListItemSchema>;
+
 /** The list's CursorPage (@crm/shared/pagination): the page, totalExact and nextCursor. */
 export const runPageSchema = z.object({
-  items: z.array(runSchema),
+  items: z.array(runListItemSchema),
   total: z.number(),
   totalExact: z.boolean(),
   page: z.number(),
@@ -86,7 +93,10 @@ export const replaySchema = z
   .default({});
 export type ReplayInput = z.infer<typeof replaySchema>;
 
-/** POST /api/automations/workflows/:id/test: an optional sample record and its module. */
+/**
+ * POST /api/automations/workflows/:id/test: an optional sample record and its module, or
+ * `eventId`, one of the tenant's recent events (GET /api/events) to run on; not both.
+ */
 export const testRunSchema = z
   .object({
     record: z.record(z.string(), z.unknown(), { error: 'record must be an object' }).optional(),
@@ -96,6 +106,19 @@ export const testRunSchema = z
       .min(1, { message: 'module must not be empty' })
       .max(100, { message: 'module must be at most 100 characters' })
       .optional(),
+    eventId: z
+      .uuid({ error: 'eventId must be the id of one of the recent events (a uuid)' })
+      .optional()
+      .meta({
+        description:
+          'Run on this recent event of the tenant (an `id` of GET /api/events): its type, ' +
+          'record and payload, as if it had triggered the workflow. Not with record or module.',
+      }),
+  })
+  .refine((input) => !(input.eventId && (input.record || input.module)), {
+    message: 'give either eventId or a sample record and module, not both',
   })
   .default({});
 export type TestRunInput = z.infer<typeof testRunSchema>;
+/** A test run on a sample record: the body without `eventId`. */
+export type SampleInput = Omit<TestRunInput, 'eventId'>;

@@ -44,6 +44,11 @@ export interface Run {
   replayed_by: string | null;
 }
 
+/** A run as the run lists answer it: with its workflow's name. */
+export interface RunListItem extends Run {
+  workflow_name: string;
+}
+
 export interface RunWithSteps extends Run {
   steps: RunStep[];
   replays: Run[];
@@ -104,10 +109,13 @@ export function rotateSecret(workflowId: string) {
   );
 }
 
-export function testWorkflow(workflowId: string, sample: { module?: string; record: object }) {
+/** What a test run runs on: a sample record (and its module), or one of the recent events. */
+export type TestRunOn = { module?: string; record: object } | { eventId: string };
+
+export function testWorkflow(workflowId: string, on: TestRunOn) {
   return api<Envelope<{ run: RunWithSteps }>>(`${BASE}/${id(workflowId)}/test`, {
     method: 'POST',
-    body: sample,
+    body: on,
   });
 }
 
@@ -127,7 +135,7 @@ export function fetchRunsPage(
   for (const [key, value] of Object.entries(filter)) if (value) params.set(key, value);
   if (cursor) params.set('cursor', cursor);
   const path = workflowId ? `${BASE}/${id(workflowId)}/runs` : '/api/automations/runs';
-  return api<CursorPage<Run>>(`${path}?${params}`, { signal });
+  return api<CursorPage<RunListItem>>(`${path}?${params}`, { signal });
 }
 
 export function fetchRun(runId: string, signal?: AbortSignal) {

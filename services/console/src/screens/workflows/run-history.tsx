@@ -1,17 +1,18 @@
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
-import type { RunFilter, RunStatus as Status, Workflow } from '../../api/workflows';
+import type { RunFilter, RunStatus as Status } from '../../api/workflows';
 import { Problem } from '../../ui/problem';
 import { Empty, Loading } from '../../ui/states';
 import { RunStatus } from './run-status';
-import { useRuns, useWorkflows } from './use-workflows';
+import { useRuns } from './use-workflows';
 
 /** `datetime-local` text (the user's time zone) -> ISO, or undefined when empty. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
 /**
  * The run history: one workflow's runs, or all workflows' (`workflowId` undefined), newest
- * first, filtered by status and start time, a page at a time by cursor.
+ * first, filtered by status and start time, a page at a time by cursor. Each run carries its
+ * workflow's name, so every row is named whatever the number of workflows.
  */
 export function RunHistory({ workflowId }: { workflowId?: string }) {
   const id = useId();
@@ -20,10 +21,6 @@ export function RunHistory({ workflowId }: { workflowId?: string }) {
   const [to, setTo] = useState('');
   const filter: RunFilter = { status: status || undefined, from: instant(from), to: instant(to) };
   const runs = useRuns(workflowId, filter);
-  const workflows = useWorkflows();
-  const names = new Map<string, string>(
-    (workflows.data?.pages.flatMap((p) => p.items) ?? []).map((w: Workflow) => [w.id, w.name]),
-  );
   const rows = runs.data?.pages.flatMap((page) => page.items) ?? [];
   const total = runs.data?.pages[0];
   return (
@@ -96,9 +93,7 @@ export function RunHistory({ workflowId }: { workflowId?: string }) {
                     </td>
                     {!workflowId && (
                       <td>
-                        <Link to={`/workflows/${run.workflow_id}`}>
-                          {names.get(run.workflow_id) ?? 'Workflow'}
-                        </Link>
+                        <Link to={`/workflows/${run.workflow_id}`}>{run.workflow_name}</Link>
                       </td>
                     )}
                     <td>

@@ -10,7 +10,9 @@ import {
   testWorkflow,
   updateWorkflow,
   type RunFilter,
+  type TestRunOn,
 } from '../../api/workflows';
+import { fetchEventsPage } from '../../api/events';
 import type { WorkflowInput } from '../../../../../libs/shared/src/automation/workflow-rules';
 
 /** The workflow list, page after page by cursor. */
@@ -95,9 +97,21 @@ export function useRotateSecret(id: string) {
 export function useTestRun(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (sample: { module?: string; record: object }) =>
-      testWorkflow(id, sample).then((answer) => answer.data.run),
+    mutationFn: (on: TestRunOn) => testWorkflow(id, on).then((answer) => answer.data.run),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['runs'] }),
+  });
+}
+
+/**
+ * The tenant's recent events, newest first, of one `type` or all (''), page after page: what
+ * a test run may run on. The Events screen's query (same key), so each reuses the other's.
+ */
+export function useRecentEvents(type: string) {
+  return useInfiniteQuery({
+    queryKey: ['events', type],
+    queryFn: ({ pageParam, signal }) => fetchEventsPage(type, pageParam, signal),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
 }
 
