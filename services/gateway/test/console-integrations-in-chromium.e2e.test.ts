@@ -27,12 +27,18 @@ import { service as webhookIngest } from '../../webhook-ingest/src/main';
  * after verification (inserts of the tenant's orders fail, as in an outage). Both show in the
  * delivery log with their outcome; the failed one, opened, shows its headers (the signature
  * redacted) and raw payload, and re-processed from the screen its order is then in Postgres,
- * once. A viewer sees no write action and is told which role the raw payload needs. No console
- * error, no axe violation rated serious or critical. Screenshots: artifacts/console-integrations*.png.
+ * once. A viewer sees no write action and is told which role the raw payload needs. A network
+ * delivery (a shared-secret receiver, routed by its account) that failed after verification is
+ * re-processed from the screen too. No console error, no axe violation rated serious or
+ * critical. Screenshots: artifacts/console-integrations*.png.
  */
 /** What webhook-ingest believes providers call; the test posts to the gateway instead. */
 const PUBLIC_BASE_URL = 'https://crm.example.test';
-const stack = useServiceBehindGateway(webhookIngest, { PUBLIC_BASE_URL });
+const NETWORK_SECRET = `network-${randomUUID()}`;
+const stack = useServiceBehindGateway(webhookIngest, {
+  PUBLIC_BASE_URL,
+  NETWORK_WEBHOOK_SECRET: NETWORK_SECRET,
+});
 const database = testDb();
 let browser: Browser;
 let page: Page;
@@ -246,5 +252,56 @@ describe('a viewer', () => {
     expect(await seriousAxeViolations(viewerPage)).toEqual([]);
     expect(viewerProblems).toEqual([]);
     await context.close();
+  });
+});
+
+describe('a network delivery (owner)', () => {
+  it('failed after verification, it offers Re-process like any provider’s, and is stored once', async () => {
+    const account = `acc-${randomUUID()}`;
+    await withSystemScope(database.db, (trx) =>
+      trx
+        .insertInto('network_accounts')
+        .values({ tenant_id: own.tenantId, external_account_id: account, proven_at: new Date() })
+        .execute(),
+    );
+    const raw = JSON.stringify({
+      id: `evt-${randomUUID()}`,
+      type: 'INVITATION_SENT',
+      account_id: account,
+    });
+    const t = Math.floor(Date.now() / 1000);
+    const outage = await failInsertsOf(database, 'network_events', own.tenantId);
+    try {
+      const sent = await request(stack.url)
+        .post('/api/webhooks/network')
+        .set({
+          'content-type': 'application/json',
+          'x-network-signature': `t=${t},v1=${createHmac('sha256', NETWORK_SECRET).update(`${t}.${raw}`).digest('hex')}`,
+        })
+        .send(raw);
+      expect(sent.status).toBe(500);
+    } finally {
+      await outage.restore();
+    }
+    const networkEvents = () =>
+      withSystemScope(database.db, (trx) =>
+        trx
+          .selectFrom('network_events')
+          .select('external_event_id')
+          .where('tenant_id', '=', own.tenantId)
+          .execute(),
+      );
+    expect(await networkEvents()).toEqual([]);
+
+    await page.goto('/integrations/deliveries?outcome=failed');
+    await page.getByText('1 of 1 deliveries shown').waitFor();
+    await page.locator('tbody tr:first-child td:first-child a').click();
+    const panel = page.getByRole('complementary', { name: 'network delivery' });
+    await panel.getByText('simulated outage writing network_events').waitFor();
+    await panel.getByRole('button', { name: 'Re-process' }).click();
+    await panel.getByText('Re-processed: processed').waitFor();
+    expect(await networkEvents()).toHaveLength(1);
+    await panel.getByRole('button', { name: 'Re-process' }).waitFor({ state: 'detached' });
+    expect(problems).toEqual([]);
   });
 });

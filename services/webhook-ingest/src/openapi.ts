@@ -204,7 +204,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: TAG,
     summary: 'Re-process a failed delivery (owners, admins)',
     description:
-      "Runs a delivery that failed after its signature was verified through its receiver again, from the stored raw payload, claiming the same ledger row as the provider retry would: a delivery already processed (or re-processed meanwhile) writes nothing again (`reprocessed: false`). Offered for storefront and payment deliveries. 409 for a delivery that was not verified (accepted unverified or with verification skipped), of another provider, or whose connection was deleted. Another tenant's id is a 404.",
+      "Runs a delivery that failed after its signature was verified through its receiver again, from the stored raw payload, claiming the same ledger row as the provider retry would: a delivery already processed (or re-processed meanwhile) writes nothing again (`reprocessed: false`). Offered for every receiver's deliveries. A storefront or payment delivery is re-processed for the connection it came through; a billing, email, network, messaging or telephony delivery (shared secret, routed by content) is routed again by its content with today's owners and writes only when that routes it to this tenant alone; it proves no identifier claim. 409 that writes nothing for a delivery that was not verified (accepted unverified or with verification skipped), of a provider no receiver handles, whose connection was deleted, or whose content no longer routes to this tenant (the identifier released or now another tenant's, told apart by nothing). Another tenant's id is a 404.",
     auth: 'session',
     params: idParam(),
     success: {

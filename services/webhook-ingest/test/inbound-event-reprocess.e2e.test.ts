@@ -21,8 +21,9 @@ import { STOREFRONT_PLATFORMS } from './support/storefront-platforms';
  * the tenant's ledger as failed, with its headers (the signature redacted); an owner
  * re-processes it once the outage is over and the order and its event are written exactly
  * once, however often it is re-processed; a Stripe payment the same way. Viewers and members are refused, another tenant's id
- * is a 404, and a delivery that was not verified, or of a provider without re-processing, is a
- * 409 that writes nothing.
+ * is a 404, and a delivery that was not verified, or of a provider no receiver handles, is a
+ * 409 that writes nothing. (The shared-secret receivers' deliveries:
+ * inbound-event-reprocess-routes-by-content.e2e.test.ts.)
  */
 const database = testDb();
 const stack = useReceiverStack();
@@ -162,9 +163,9 @@ it.each([
     'Only a delivery whose signature was verified can be re-processed; this one was accepted unverified',
   ],
   [
-    'of a provider without re-processing',
-    { provider: 'email', verification: 'verified' },
-    "Re-processing is offered for storefront and payment deliveries; a email delivery is re-processed by the provider's own retry",
+    'of a provider no receiver handles',
+    { provider: 'legacy_fax', verification: 'verified' },
+    "Re-processing is offered for the deliveries of this platform's receivers; no receiver handles legacy_fax deliveries",
   ],
   [
     'of a deleted connection',

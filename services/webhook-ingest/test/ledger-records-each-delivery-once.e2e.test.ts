@@ -2,19 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { withSystemScope } from '@crm/shared/db';
 import { createTenant, ledgerRows, tenantRows, testDb } from '@crm/test-kit';
 import { sql } from 'kysely';
-import { PermanentFailure, recordDelivery, type Delivery } from '../src/ledger/record-delivery';
+import {
+  NotRoutedToTenant,
+  PermanentFailure,
+  recordDelivery,
+  type Delivery,
+} from '../src/ledger/record-delivery';
 
 /**
  * The inbound_events ledger: each (provider, delivery id) is processed once; a redelivery runs
  * nothing; a failed delivery rolls back its writes, is kept as `failed` and may be retried; tenant
  * writes happen under row-level security in the same transaction. A permanent failure (a value its
- * column cannot hold) also rolls back, but is recorded and returned, not thrown.
+ * column cannot hold) also rolls back, but is recorded and returned, not thrown. A failure after
+ * the handler routed the delivery to one tenant is that tenant's row; a re-processing that does
+ * not route to the asking tenant alone rolls back and records nothing.
  */
 describe('recordDelivery', () => {
   const db = testDb();
   const provider = `test_${randomUUID().slice(0, 8)}`;
   let tenantId: string;
   let otherTenantId: string;
+  // For tables of cases built before the tenants exist.
+  const tenantIdOf = () => tenantId;
+  const otherTenantIdOf = () => otherTenantId;
   afterAll(() => db.close());
   beforeAll(async () => {
     tenantId = (await createTenant(db)).id;
@@ -147,6 +157,105 @@ describe('recordDelivery', () => {
       outcome: 'failed',
       tenant_id: null,
       detail: 'Not stored: numeric field overflow (SQLSTATE 22003)',
+    });
+  });
+
+  it('a failure after the handler routed the delivery to one tenant is kept as that tenant’s row; to several, as no tenant’s', async () => {
+    for (const [deliveryId, routed, expected] of [
+      ['d-8', [tenantId], tenantId],
+      ['d-9', [tenantId, otherTenantId], null],
+    ] as const) {
+      await expect(
+        recordDelivery(db.db, delivery(deliveryId), async (scope) => {
+          scope.routeTo(routed);
+          throw new Error('downstream exploded');
+        }),
+      ).rejects.toThrow('downstream exploded');
+      const [row] = (await ledgerRows(db, provider)).filter((r) => r.delivery_id === deliveryId);
+      expect(row).toMatchObject({ outcome: 'failed', tenant_id: expected });
+    }
+  });
+
+  describe('a re-processing (reprocessedFor)', () => {
+    const reprocessing = (deliveryId: string): Delivery => ({
+      ...delivery(deliveryId),
+      tenantId,
+      reprocessedFor: tenantId,
+    });
+    const failedRow = async (deliveryId: string) => {
+      await expect(
+        recordDelivery(db.db, { ...delivery(deliveryId), tenantId }, async () => {
+          throw new Error('first attempt failed');
+        }),
+      ).rejects.toThrow('first attempt failed');
+      return (await ledgerRows(db, provider)).find((r) => r.delivery_id === deliveryId);
+    };
+
+    it.each([
+      ['routed to another tenant', [otherTenantIdOf]],
+      ['routed to it and another', [tenantIdOf, otherTenantIdOf]],
+      ['routed to none', []],
+    ])('%s: refused before the handler writes, nothing recorded', async (_, routed) => {
+      const deliveryId = `r-${randomUUID()}`;
+      const before = await failedRow(deliveryId);
+      const externalId = `acct-${randomUUID()}`;
+      const written = jest.fn();
+      await expect(
+        recordDelivery(db.db, reprocessing(deliveryId), async (scope) => {
+          scope.routeTo(routed.map((of) => of()));
+          written();
+          return storeAccount(tenantId, externalId)(scope);
+        }),
+      ).rejects.toBeInstanceOf(NotRoutedToTenant);
+      expect(written).not.toHaveBeenCalled();
+      expect((await ledgerRows(db, provider)).find((r) => r.delivery_id === deliveryId)).toEqual(
+        before,
+      );
+    });
+
+    it.each([
+      ['of another tenant', () => ({ outcome: 'processed' as const, tenantId: otherTenantId })],
+      ['of no tenant', () => ({ outcome: 'unmatched' as const })],
+    ])('an outcome %s rolls back what the handler wrote, nothing recorded', async (_, outcome) => {
+      const deliveryId = `r-${randomUUID()}`;
+      const before = await failedRow(deliveryId);
+      const externalId = `acct-${randomUUID()}`;
+      await expect(
+        recordDelivery(db.db, reprocessing(deliveryId), async (scope) => {
+          await storeAccount(tenantId, externalId)(scope);
+          return outcome();
+        }),
+      ).rejects.toBeInstanceOf(NotRoutedToTenant);
+      const stored = await tenantRows(db, 'network_accounts', tenantId);
+      expect(stored.map((a) => a.external_account_id)).not.toContain(externalId);
+      expect((await ledgerRows(db, provider)).find((r) => r.delivery_id === deliveryId)).toEqual(
+        before,
+      );
+    });
+
+    it('a permanent failure of another tenant is refused too: the row never moves to it', async () => {
+      const deliveryId = `r-${randomUUID()}`;
+      const before = await failedRow(deliveryId);
+      await expect(
+        recordDelivery(db.db, reprocessing(deliveryId), async () => {
+          throw new PermanentFailure('does not fit', otherTenantId);
+        }),
+      ).rejects.toBeInstanceOf(NotRoutedToTenant);
+      expect((await ledgerRows(db, provider)).find((r) => r.delivery_id === deliveryId)).toEqual(
+        before,
+      );
+    });
+
+    it('routed to the asking tenant alone: processed as that tenant’s', async () => {
+      const deliveryId = `r-${randomUUID()}`;
+      await failedRow(deliveryId);
+      const result = await recordDelivery(db.db, reprocessing(deliveryId), async (scope) => {
+        scope.routeTo([tenantId]);
+        return storeAccount(tenantId, `acct-${randomUUID()}`)(scope);
+      });
+      expect(result).toMatchObject({ duplicate: false, result: { tenantId } });
+      const row = (await ledgerRows(db, provider)).find((r) => r.delivery_id === deliveryId);
+      expect(row).toMatchObject({ outcome: 'processed', tenant_id: tenantId, attempts: 2 });
     });
   });
 

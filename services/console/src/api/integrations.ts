@@ -132,11 +132,11 @@ export function reprocessDelivery(id: string) {
   );
 }
 
-/** The ledger providers whose failed, verified deliveries can be re-processed. */
+/**
+ * A delivery the API re-processes: one that failed after its signature was verified, of any
+ * provider (a shared-secret provider's is routed again by its content, and refused with a 409
+ * the panel shows when that no longer routes it to this workspace).
+ */
 export function isReprocessable(event: InboundEvent): boolean {
-  return (
-    event.outcome === 'failed' &&
-    event.verification === 'verified' &&
-    /^(storefront_[ab]|payments_(stripe|razorpay|paddle|lemonsqueezy))$/.test(event.provider)
-  );
+  return event.outcome === 'failed' && event.verification === 'verified';
 }

@@ -62,7 +62,15 @@ async function recordTogether<T extends Outcome>(
     const outcomes =
       claimed.length === 0
         ? []
-        : await handleGroup({ trx, asTenant: (id, fn) => asTenant(trx, id, fn) }, claimed);
+        : await handleGroup(
+            {
+              trx,
+              asTenant: (id, fn) => asTenant(trx, id, fn),
+              // One scope for many deliveries: a failure is recorded delivery by delivery.
+              routeTo: () => undefined,
+            },
+            claimed,
+          );
     const recorded = new Map<number, Recorded<T>>(
       claimed.map((i, k) => [
         i,

@@ -32,6 +32,13 @@ export interface Delivery {
    * tenant's, so the tenant sees it in its ledger and can re-process it.
    */
   tenantId?: string;
+  /**
+   * Set on a re-processing (stored-delivery.ts): the tenant that asked for it. The delivery must
+   * still route to that tenant alone, or everything rolls back and nothing is recorded
+   * (NotRoutedToTenant): a re-processing never writes into any other tenant, nor moves the
+   * ledger row out of the asking tenant's ledger.
+   */
+  reprocessedFor?: string;
 }
 
 /** What a handler did with a delivery; recorded in the ledger. */
@@ -52,6 +59,31 @@ export interface Outcome {
 export interface DeliveryScope {
   trx: Trx;
   asTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>): Promise<T>;
+  /**
+   * Said by a handler that routes a delivery by its content (the shared-secret providers:
+   * billing, email, network, messaging, telephony), once, after resolving every tenant the
+   * content routes to and before writing into any: all of them (none, one, several). When it
+   * is exactly one, a failure after this point is recorded as that tenant's ledger row, so the
+   * tenant sees it and can re-process it; a delivery spanning tenants keeps a row of no tenant,
+   * so no tenant sees another's content. A re-processing throws NotRoutedToTenant here unless
+   * the content routes to the asking tenant alone. (A group scope, record-deliveries.ts,
+   * ignores it: a failing group is recorded delivery by delivery instead.)
+   */
+  routeTo(tenantIds: Iterable<string>): void;
+}
+
+/**
+ * A re-processing whose delivery no longer routes to the tenant that asked for it alone (the
+ * identifier it names was released, or is now another tenant's; the two are not told apart).
+ * Thrown before the handler writes anything, or after it returns an outcome of another
+ * tenant or of none; either way the transaction rolls back and the ledger row is left
+ * exactly as it was.
+ */
+export class NotRoutedToTenant extends Error {
+  constructor() {
+    super('The delivery no longer routes to the tenant that asked to re-process it');
+    this.name = 'NotRoutedToTenant';
+  }
 }
 
 export type Recorded<T extends Outcome> =
@@ -102,11 +134,17 @@ export async function recordDelivery<T extends Outcome>(
   delivery: Delivery,
   handle: (scope: DeliveryScope) => Promise<T>,
 ): Promise<Recorded<T>> {
+  const routing = new Routing(delivery.reprocessedFor);
   try {
     return await withSystemScope(db, async (trx) => {
       const ledgerId = await claim(trx, delivery);
       if (!ledgerId) return { duplicate: true } as const;
-      const result = await handle({ trx, asTenant: (tenantId, fn) => asTenant(trx, tenantId, fn) });
+      const result = await handle({
+        trx,
+        asTenant: (tenantId, fn) => asTenant(trx, tenantId, fn),
+        routeTo: (tenantIds) => routing.routeTo(tenantIds),
+      });
+      routing.checkOutcome(result.tenantId);
       await trx
         .updateTable('inbound_events')
         .set({
@@ -120,23 +158,51 @@ export async function recordDelivery<T extends Outcome>(
       return { duplicate: false, ledgerId, result } as const;
     });
   } catch (error) {
+    if (error instanceof NotRoutedToTenant) throw error;
     const permanent = permanentFailureOf(error);
+    const routed = routing.tenantId ?? delivery.tenantId;
     if (!permanent) {
-      await recordFailure(db, delivery, errorMessage(error), delivery.tenantId).catch(
-        () => undefined,
-      );
+      await recordFailure(db, delivery, errorMessage(error), routed).catch(() => undefined);
       throw error;
     }
+    routing.checkOutcome(permanent.tenantId ?? routed);
     const ledgerId = await recordFailure(
       db,
       delivery,
       permanent.detail,
-      permanent.tenantId ?? delivery.tenantId,
+      permanent.tenantId ?? routed,
     );
     // No id: another attempt recorded the delivery as done meanwhile; this one is its duplicate.
     return ledgerId
       ? { duplicate: false, ledgerId, notStored: permanent.answer }
       : { duplicate: true };
+  }
+}
+
+/**
+ * What the handler said of the delivery's tenants (DeliveryScope.routeTo), and on a
+ * re-processing the check that they are the asking tenant alone.
+ */
+class Routing {
+  /** The one tenant the content routes to, when the handler said so. */
+  tenantId: string | undefined;
+
+  constructor(private readonly reprocessedFor: string | undefined) {}
+
+  routeTo(tenantIds: Iterable<string>): void {
+    const tenants = new Set(tenantIds);
+    const [only] = tenants;
+    if (this.reprocessedFor !== undefined && (tenants.size !== 1 || only !== this.reprocessedFor)) {
+      throw new NotRoutedToTenant();
+    }
+    this.tenantId = tenants.size === 1 ? only : undefined;
+  }
+
+  /** A re-processing's outcome (or failure) must be the asking tenant's, not another's or none. */
+  checkOutcome(tenantId: string | null | undefined): void {
+    if (this.reprocessedFor !== undefined && tenantId !== this.reprocessedFor) {
+      throw new NotRoutedToTenant();
+    }
   }
 }
 

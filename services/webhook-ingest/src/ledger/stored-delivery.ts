@@ -15,7 +15,10 @@ export interface StoredDelivery {
   verification: InboundVerification;
 }
 
-/** The Delivery that claims `stored` again for `tenantId` (no headers: the row keeps its own). */
+/**
+ * The Delivery that claims `stored` again for `tenantId` (no headers: the row keeps its own),
+ * as a re-processing: it must still route to `tenantId` alone (Delivery.reprocessedFor).
+ */
 export function deliveryOf(stored: StoredDelivery, tenantId: string): Delivery {
   return {
     provider: stored.provider,
@@ -25,5 +28,6 @@ export function deliveryOf(stored: StoredDelivery, tenantId: string): Delivery {
     contentType: stored.content_type ?? undefined,
     verification: stored.verification,
     tenantId,
+    reprocessedFor: tenantId,
   };
 }

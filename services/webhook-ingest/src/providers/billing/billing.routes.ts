@@ -7,7 +7,8 @@ import {
   secretNotConfigured,
   verifyWithEither,
 } from '@crm/shared/inbound';
-import { recordDelivery, type Outcome } from '../../ledger/record-delivery';
+import { recordDelivery, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { handleSubscriptionChange } from './handle';
@@ -15,6 +16,8 @@ import {
   isSubscriptionEvent,
   parseBillingEvent,
   subscriptionChangeFrom,
+  type BillingEvent,
+  type SubscriptionChange,
 } from './subscription-change';
 import { verify } from './verify';
 
@@ -40,10 +43,7 @@ export function billingReceiver(ctx: ReceiverContext): Router {
     if (!verification.ok) throw verification.rejection;
 
     // Shape errors are answered (400) before the ledger is touched: nothing is written.
-    const event = parseBillingEvent(parseJsonBody(raw));
-    const change = isSubscriptionEvent(event.type)
-      ? subscriptionChangeFrom(event.type, event.data?.object)
-      : undefined;
+    const { event, change } = readBillingDelivery(raw);
     const recorded = await recordDelivery(
       ctx.db,
       {
@@ -55,8 +55,7 @@ export function billingReceiver(ctx: ReceiverContext): Router {
         verification: 'verified',
         headers: req.headers,
       },
-      async (scope) =>
-        change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type),
+      (scope) => handleBillingEvent(scope, event, change),
     );
     requestLogger(ctx.logger, req).info(
       { provider: 'billing', eventType: event.type, outcome: outcomeOf(recorded) },
@@ -65,6 +64,40 @@ export function billingReceiver(ctx: ReceiverContext): Router {
     res.json(receivedBody(recorded));
   });
   return router;
+}
+
+/**
+ * Re-processes a stored billing delivery that failed after its signature verified: the same
+ * event read from the same bytes, routed to its tenant by content with today's data (the
+ * metadata's tenant, else the tenant of the stored customer id), under the same ledger key.
+ * It writes only when that is still the asking tenant (else NotRoutedToTenant, nothing
+ * written).
+ */
+export function replayBillingDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  tenantId: string,
+) {
+  const delivery = deliveryOf(stored, tenantId);
+  const { event, change } = readBillingDelivery(delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, (scope) => handleBillingEvent(scope, event, change));
+}
+
+/** The event of a verified body, and the subscription change it describes, if any (else 400). */
+function readBillingDelivery(raw: Buffer) {
+  const event = parseBillingEvent(parseJsonBody(raw));
+  const change = isSubscriptionEvent(event.type)
+    ? subscriptionChangeFrom(event.type, event.data?.object)
+    : undefined;
+  return { event, change };
+}
+
+async function handleBillingEvent(
+  scope: DeliveryScope,
+  event: BillingEvent,
+  change: SubscriptionChange | undefined,
+): Promise<Outcome> {
+  return change ? handleSubscriptionChange(scope, change, event.type) : ignored(event.type);
 }
 
 /**

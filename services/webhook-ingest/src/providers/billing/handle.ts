@@ -16,10 +16,11 @@ const LIVE_STATUSES = ['active', 'trialing'];
  * acknowledged as `unmatched` so the provider does not retry it forever.
  */
 export async function handleSubscriptionChange(
-  { trx, asTenant }: DeliveryScope,
+  scope: DeliveryScope,
   change: SubscriptionChange,
   eventType: string,
 ): Promise<Outcome> {
+  const { trx, asTenant } = scope;
   const tenantId = await findBillingTenant(trx, {
     metadataTenantId: change.tenantHint ?? undefined,
     customerId: change.customerId ?? undefined,
@@ -27,6 +28,7 @@ export async function handleSubscriptionChange(
   if (!tenantId) {
     return { outcome: 'unmatched', detail: `No tenant for subscription ${change.subscriptionId}` };
   }
+  scope.routeTo([tenantId]);
   const stored = await asTenant(tenantId, async (tenantTrx) => {
     const record = await upsertSubscription(tenantTrx, tenantId, change);
     if (!record) return undefined;

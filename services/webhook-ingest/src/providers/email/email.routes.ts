@@ -1,6 +1,7 @@
 import { rawBody } from '@crm/shared/http';
 import { Router, type Request, type Response } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import {
   deliveryIdFrom,
   headerValue,
@@ -35,7 +36,7 @@ export function emailReceiver(ctx: ReceiverContext): Router {
     );
     if (!verification.ok) throw verification.rejection;
 
-    const event = parseEmailEvent(parseJsonBody(body));
+    const event = readEmailDelivery(body);
     const recorded = await recordDelivery(
       ctx.db,
       {
@@ -54,4 +55,25 @@ export function emailReceiver(ctx: ReceiverContext): Router {
   });
 
   return router;
+}
+
+/**
+ * Re-processes a stored email delivery that failed after its signature verified: the same event
+ * read from the same bytes, routed by its provider message id to the original send's tenant as
+ * stored today, under the same ledger key. It writes only when that is still the asking tenant
+ * (else NotRoutedToTenant, nothing written).
+ */
+export function replayEmailDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  tenantId: string,
+) {
+  const delivery = deliveryOf(stored, tenantId);
+  const event = readEmailDelivery(delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, (scope) => handleEmailEvent(scope, event));
+}
+
+/** The event a verified body carries; 400 when it is not one. */
+function readEmailDelivery(body: Buffer) {
+  return parseEmailEvent(parseJsonBody(body));
 }

@@ -20,9 +20,10 @@ interface OriginalMessage {
  * never sent is answered `{ ignored: true }` so the provider does not retry it.
  */
 export async function handleEmailEvent(
-  { trx, asTenant }: DeliveryScope,
+  scope: DeliveryScope,
   event: EmailEvent,
 ): Promise<EmailOutcome> {
+  const { trx, asTenant } = scope;
   if (event.kind === 'unsupported') {
     return {
       outcome: 'ignored',
@@ -38,6 +39,7 @@ export async function handleEmailEvent(
       response: { ignored: true },
     };
   }
+  scope.routeTo([found.tenantId]);
   if (event.kind === 'acknowledged') {
     return {
       outcome: 'ignored',

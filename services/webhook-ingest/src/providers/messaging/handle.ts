@@ -58,19 +58,24 @@ export async function handleMessagingDelivery(
     held: 0,
     skipped: 0,
   };
-  const tenants = new Set<string>();
+  // Every change is routed before any is stored, so the delivery's tenants are known first.
+  const routed: Array<{ account: Account; change: MessagingChange }> = [];
   for (const change of changes) {
     tally.skipped += change.skipped;
     const account = await routedAccount(scope, change.phoneNumberId, proofToken);
-    if (!account) {
-      const claimed = await claimedIdentifiers(scope.trx, 'messaging_accounts', [
-        change.phoneNumberId,
-      ]);
-      if (claimed.size > 0) tally.held++;
-      else tally.unmatched++;
+    if (account) {
+      routed.push({ account, change });
       continue;
     }
-    tenants.add(account.tenantId);
+    const claimed = await claimedIdentifiers(scope.trx, 'messaging_accounts', [
+      change.phoneNumberId,
+    ]);
+    if (claimed.size > 0) tally.held++;
+    else tally.unmatched++;
+  }
+  const tenants = new Set(routed.map(({ account }) => account.tenantId));
+  scope.routeTo(tenants);
+  for (const { account, change } of routed) {
     await scope.asTenant(account.tenantId, (trx) => storeChange(trx, account, change, tally));
   }
   const detail =

@@ -1,6 +1,7 @@
 import { errors, rawBody, requestLogger } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import {
   bodyDigestId,
   parseJsonBody,
@@ -81,6 +82,23 @@ export function messagingReceiver(ctx: ReceiverContext): Router {
   });
 
   return router;
+}
+
+/**
+ * Re-processes a stored messaging delivery that failed after its signature verified: the same
+ * changes read from the same bytes, each routed by its phone_number_id to today's proven claim,
+ * under the same ledger key. It proves no claim (a verification URL's token is not part of the
+ * stored delivery), and writes only when every change it stores is the asking tenant's (else
+ * NotRoutedToTenant, nothing written).
+ */
+export function replayMessagingDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  tenantId: string,
+) {
+  const delivery = deliveryOf(stored, tenantId);
+  const changes = readChanges(parseJsonBody(delivery.rawBody));
+  return recordDelivery(ctx.db, delivery, (scope) => handleMessagingDelivery(scope, changes));
 }
 
 /** The payload's `object` (e.g. `whatsapp_business_account`), bounded, for the ledger. */

@@ -58,9 +58,10 @@ export async function handleNetworkBatch(
  * got alone, in arrival order (an event two deliveries share counts for the first).
  */
 export async function handleNetworkBatches(
-  { trx, asTenant }: DeliveryScope,
+  scope: DeliveryScope,
   batches: ClassifiedBatch[],
 ): Promise<NetworkOutcome[]> {
+  const { trx, asTenant } = scope;
   const accountIdsOf = (batch: ClassifiedBatch) =>
     batch.activities.map((activity) => activity.externalAccountId);
   for (const batch of batches) {
@@ -99,6 +100,8 @@ export async function handleNetworkBatches(
       byTenant.set(account.tenantId, list);
     }
   });
+  // Routed before anything is written (a group scope ignores it: see DeliveryScope).
+  for (const tally of tallies) scope.routeTo(tally.tenants);
 
   for (const [tenantId, activities] of byTenant) {
     const insertedFor = await asTenant(tenantId, (tenantTrx) =>

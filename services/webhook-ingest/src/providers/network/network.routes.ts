@@ -2,7 +2,8 @@ import { rawBody } from '@crm/shared/http';
 import { Router, type Request, type Response } from 'express';
 import { GroupCommit } from '../../ledger/group-commit';
 import { recordDeliveries } from '../../ledger/record-deliveries';
-import type { Delivery, Recorded } from '../../ledger/record-delivery';
+import { recordDelivery, type Delivery, type Recorded } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import {
   bodyDigestId,
   parseJsonBody,
@@ -52,7 +53,7 @@ export function networkReceiver(ctx: ReceiverContext): Router {
     if (!verification.ok) throw verification.rejection;
 
     // Shape problems are answered (400) before the delivery is claimed: nothing is written.
-    const batch = { ...classifyBatch(parseJsonBody(body)), proofToken: proofTokenOf(req.query) };
+    const batch = { ...readNetworkDelivery(body), proofToken: proofTokenOf(req.query) };
     const recorded = await writer.submit({
       delivery: {
         provider: 'network',
@@ -79,6 +80,28 @@ export function networkReceiver(ctx: ReceiverContext): Router {
   });
 
   return router;
+}
+
+/**
+ * Re-processes a stored network delivery that failed after its signature verified: the same
+ * events read from the same bytes, routed by their account ids to today's proven claims, under
+ * the same ledger key, on its own rather than in a group. It proves no claim (a verification
+ * URL's token is not part of the stored delivery), and writes only when every event it stores
+ * is the asking tenant's (else NotRoutedToTenant, nothing written).
+ */
+export function replayNetworkDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  tenantId: string,
+) {
+  const delivery = deliveryOf(stored, tenantId);
+  const batch = readNetworkDelivery(delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, (scope) => handleNetworkBatch(scope, batch));
+}
+
+/** The events of a verified body; 400 when it is none of the accepted shapes. */
+function readNetworkDelivery(body: Buffer): ClassifiedBatch {
+  return classifyBatch(parseJsonBody(body));
 }
 
 interface NetworkDelivery {

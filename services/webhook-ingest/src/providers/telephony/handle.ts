@@ -40,6 +40,7 @@ export async function handleCallDelivery(
       ? { outcome: 'held', detail: 'held: the number is claimed, and no claim is proven' }
       : { outcome: 'unmatched', detail: 'neither number belongs to a tenant' };
   }
+  scope.routeTo([owner.tenantId]);
   if (call.unstorable) throw new PermanentFailure(call.unstorable, owner.tenantId);
 
   const changed = await scope.asTenant(owner.tenantId, async (trx) => {

@@ -1,6 +1,7 @@
 import { rawBody } from '@crm/shared/http';
 import { Router } from 'express';
 import { recordDelivery } from '../../ledger/record-delivery';
+import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import {
   bodyDigestId,
   deliveryIdFrom,
@@ -10,7 +11,7 @@ import {
 } from '@crm/shared/inbound';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { readCallUpdate, type CallUpdate } from './call-params';
-import { paramsAsJson, parseFormParams, storableParams } from './form-params';
+import { paramsAsJson, parseFormParams, storableParams, type FormParams } from './form-params';
 import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { handleCallDelivery } from './handle';
 import { verify } from './verify';
@@ -41,8 +42,7 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
     );
     if (!verification.ok) throw verification.rejection;
 
-    const params = storableParams(parseFormParams(body));
-    const call = readCallUpdate(params);
+    const { params, call } = readTelephonyDelivery(body);
     await recordDelivery(
       ctx.db,
       {
@@ -62,6 +62,31 @@ export function telephonyReceiver(ctx: ReceiverContext): Router {
   });
 
   return router;
+}
+
+/**
+ * Re-processes a stored status callback that failed after its signature verified: the same
+ * call read from the same bytes, routed by its own number to today's proven claim, under the
+ * same ledger key. It proves no claim (the verification URL is not part of the stored
+ * delivery), and writes only when the number is still the asking tenant's (else
+ * NotRoutedToTenant, nothing written).
+ */
+export function replayTelephonyDelivery(
+  ctx: ReceiverContext,
+  stored: StoredDelivery,
+  tenantId: string,
+) {
+  const delivery = deliveryOf(stored, tenantId);
+  const { params, call } = readTelephonyDelivery(delivery.rawBody);
+  return recordDelivery(ctx.db, delivery, (scope) =>
+    handleCallDelivery(scope, call, paramsAsJson(params)),
+  );
+}
+
+/** A verified body's form parameters (made storable) and the call update they carry, if any. */
+function readTelephonyDelivery(body: Buffer): { params: FormParams; call: CallUpdate | undefined } {
+  const params = storableParams(parseFormParams(body));
+  return { params, call: readCallUpdate(params) };
 }
 
 /**
