@@ -1,14 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { withSystemScope } from '@crm/shared/db';
 import {
   createTenant,
   insertRow,
   ledgerRows,
   outboxEvents,
-  rowCounts,
+  rowsWith,
   tenantRowCounts,
   tenantRows,
   testDb,
 } from '@crm/test-kit';
+import { sql } from 'kysely';
 import request from 'supertest';
 import { Webhook } from 'svix';
 import { useReceiverStack } from './support/receiver-stack';
@@ -17,7 +19,8 @@ import { useReceiverStack } from './support/receiver-stack';
  * POST /api/webhooks/email through the real gateway in front of a real
  * webhook-ingest, against real Postgres. Deliveries are signed with svix, as the provider
  * does; every stored row, outbox event and ledger row is read back, and every refused
- * delivery is shown to write nothing.
+ * delivery is shown to write nothing: in its message's tenant, and for a delivery about no
+ * message of ours by its provider message id and its ledger row.
  */
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const PATH = '/api/webhooks/email';
@@ -95,6 +98,25 @@ async function writes(tenantId: string) {
       .length,
     outbox: (await outboxEvents(database, tenantId)).length,
   };
+}
+
+/**
+ * The email messages with this provider id and the activity rows stored against them, in any
+ * tenant: what a delivery about that id could have written.
+ */
+async function rowsOfProviderMessage(providerMessageId: string) {
+  const messages = await rowsWith(database, 'email_messages', 'provider_message_id', [
+    providerMessageId,
+  ]);
+  const activity = ACTIVITY_TABLES.map(
+    (table) => sql`SELECT a.id FROM ${sql.table(table)} a
+      JOIN email_messages m ON m.id = a.message_id
+      WHERE m.provider_message_id = ${providerMessageId}`,
+  );
+  const { rows } = await withSystemScope(database.db, (trx) =>
+    sql<{ id: string }>`${sql.join(activity, sql` UNION ALL `)}`.execute(trx),
+  );
+  return { messages, activity: rows };
 }
 
 const envelopes = async (tenantId: string) =>
@@ -316,15 +338,12 @@ describe('events acknowledged or ignored without storing', () => {
   );
 
   it('an event about a message never sent: 200 { ignored: true }, ledger unmatched, nothing stored', async () => {
-    const before = await rowCounts(database, ACTIVITY_TABLES);
-    const delivery = send({
-      type: 'email.opened',
-      data: { email_id: `em_unknown_${randomUUID()}` },
-    });
+    const emailId = `em_unknown_${randomUUID()}`;
+    const delivery = send({ type: 'email.opened', data: { email_id: emailId } });
     const res = await delivery;
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ignored: true });
-    expect(await rowCounts(database, ACTIVITY_TABLES)).toEqual(before);
+    expect(await rowsOfProviderMessage(emailId)).toEqual({ messages: [], activity: [] });
     expect(await ledgerOf(delivery.webhookId)).toEqual([
       expect.objectContaining({
         tenant_id: null,
@@ -438,10 +457,11 @@ describe('with EMAIL_WEBHOOK_SECRET unset', () => {
   it('refuses a delivery with 503 Webhook secret not configured and writes nothing', async () => {
     const message = await sentMessage();
     const before = await writes(message.tenantId);
-    const res = await send(
+    const delivery = send(
       { type: 'email.opened', data: { email_id: message.providerMessageId } },
       { base: bare.url },
     );
+    const res = await delivery;
     expect(res.status).toBe(503);
     expect(res.body).toEqual({
       success: false,
@@ -451,5 +471,6 @@ describe('with EMAIL_WEBHOOK_SECRET unset', () => {
       details: null,
     });
     expect(await writes(message.tenantId)).toEqual(before);
+    expect(await ledgerOf(delivery.webhookId)).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomInt, randomUUID } from 'node:crypto';
 import {
   createTenant,
   insertRow,
   ledgerRows,
   outboxEvents,
-  rowCounts,
+  rowsWith,
   tenantRows,
   testDb,
 } from '@crm/test-kit';
@@ -15,8 +15,10 @@ import { useReceiverStack } from './support/receiver-stack';
  * POST /api/messaging/webhooks/cloud-api (specified: `x-hub-signature-256` with
  * MESSAGING_APP_SECRET) through the real gateway against real Postgres: one stack with
  * MESSAGING_APP_SECRET (signatures required) and one without (verification skipped, with
- * warnings). Both live in this one file because it is the only writer of the messaging
- * tables and ledger rows, so the before/after counts of the rejections are exact.
+ * warnings). Other test files write chat rows and messaging ledger rows at the same time, so
+ * "nothing written" is counted in the tenant a delivery names (its chat rows, its ledger rows,
+ * its outbox events); a delivery that belongs to no tenant is shown to have stored nothing by
+ * its own message ids and customer, and by its ledger row.
  */
 const SECRET = 'messaging-app-secret-for-tests';
 const signed = useReceiverStack({ MESSAGING_APP_SECRET: SECRET });
@@ -32,6 +34,8 @@ const sign = (raw: string, secret = SECRET) =>
   `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 const digestId = (raw: string) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 const wamid = () => `wamid.${randomUUID()}`;
+/** A customer wa_id no other test uses (conversations are keyed by it). */
+const uniqueWaId = () => `1555${String(randomInt(0, 1e9)).padStart(9, '0')}`;
 const at = (seconds: number) => new Date(seconds * 1000);
 
 function post(raw: string, headers: Record<string, string> = { 'x-hub-signature-256': sign(raw) }) {
@@ -105,14 +109,26 @@ const events = async (tenantId: string) =>
     (e) => e.envelope as { type: string; record: unknown; data: Record<string, unknown> },
   );
 
-/** Everything a messaging delivery can write, to show a refused one wrote none of it. */
+/** Everything a messaging delivery can write for a tenant, to show a refused one wrote none of it. */
 async function everything(tenantId: string) {
   return {
-    counts: await rowCounts(db, ['chat_conversations', 'chat_messages']),
-    ledger: (await ledgerRows(db, 'messaging')).length,
+    counts: {
+      chat_conversations: (await conversations(tenantId)).length,
+      chat_messages: (await messages(tenantId)).length,
+    },
+    ledger: (await ledgerRows(db, 'messaging')).filter((row) => row.tenant_id === tenantId).length,
     events: (await outboxEvents(db, tenantId)).length,
   };
 }
+
+/** The chat rows of these message ids and customers, in any tenant. */
+async function chatRowsOf(messageIds: string[], waIds: string[] = []) {
+  return {
+    messages: await rowsWith(db, 'chat_messages', 'external_id', messageIds),
+    conversations: await rowsWith(db, 'chat_conversations', 'external_id', waIds),
+  };
+}
+const NO_CHAT_ROWS = { messages: [], conversations: [] };
 
 const RECEIVED = { received: true };
 const DUPLICATE = { received: true, duplicate: true };
@@ -392,45 +408,79 @@ describe('with MESSAGING_APP_SECRET: delivery statuses', () => {
 
 describe('with MESSAGING_APP_SECRET: deliveries that store nothing but are acknowledged', () => {
   it('an unknown phone_number_id: 200, ledger unmatched without a tenant, no rows', async () => {
-    const before = await rowCounts(db, ['chat_conversations', 'chat_messages']);
+    const [id, customer] = [wamid(), uniqueWaId()];
     const raw = delivery(`pn-unknown-${randomUUID()}`, {
-      messages: [textMessage(wamid(), WA_ID, T1, 'hello?')],
+      contacts: [contact(customer, 'Nobody Known')],
+      messages: [textMessage(id, customer, T1, 'hello?')],
     });
     const res = await post(raw);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
-    expect(await rowCounts(db, ['chat_conversations', 'chat_messages'])).toEqual(before);
+    expect(await chatRowsOf([id], [customer])).toEqual(NO_CHAT_ROWS);
     expect(await ledgerOf(raw)).toEqual([
       expect.objectContaining({ tenant_id: null, verification: 'verified', outcome: 'unmatched' }),
     ]);
   });
 
-  it.each([
-    ['another object', JSON.stringify({ object: 'page', entry: [] })],
+  // Where the shape can carry them, a payload names a tenant's number and a fresh message id:
+  // neither that tenant nor any other stores anything. The others name nothing to look for:
+  // the tenant's counts and the ledger row are the check.
+  it.each<[string, (phoneNumberId: string, message: object) => unknown]>([
+    [
+      'another object',
+      (pn, message) => ({
+        object: 'page',
+        entry: [{ id: 'W', changes: [change(pn, { messages: [message] })] }],
+      }),
+    ],
     [
       'another field',
-      JSON.stringify({
+      (pn, message) => ({
         object: 'whatsapp_business_account',
-        entry: [{ id: 'W', changes: [{ field: 'account_update', value: { event: 'VERIFIED' } }] }],
+        entry: [
+          {
+            id: 'W',
+            changes: [
+              {
+                field: 'account_update',
+                value: {
+                  event: 'VERIFIED',
+                  metadata: { phone_number_id: pn },
+                  messages: [message],
+                },
+              },
+            ],
+          },
+        ],
       }),
     ],
     [
       'a change without metadata',
-      JSON.stringify({
+      (_pn, message) => ({
         object: 'whatsapp_business_account',
-        entry: [{ changes: [{ field: 'messages', value: {} }] }],
+        entry: [{ changes: [{ field: 'messages', value: { messages: [message] } }] }],
       }),
     ],
-    ['entry not an array', JSON.stringify({ object: 'whatsapp_business_account', entry: {} })],
-    ['a JSON array', '[1,2,3]'],
-    ['JSON null', 'null'],
-    ['a JSON string', '"hello"'],
-  ])('%s: 200, ledger ignored, no rows', async (_label, raw) => {
-    const before = await rowCounts(db, ['chat_conversations', 'chat_messages']);
+    [
+      'entry not an array',
+      (pn, message) => ({
+        object: 'whatsapp_business_account',
+        entry: { changes: [change(pn, { messages: [message] })] },
+      }),
+    ],
+    ['a JSON array', () => [1, 2, 3]],
+    ['JSON null', () => null],
+    ['a JSON string', () => 'hello'],
+  ])('%s: 200, ledger ignored, no rows', async (_label, payload) => {
+    const tenant = await messagingTenant();
+    const id = wamid();
+    const raw = JSON.stringify(payload(tenant.phoneNumberId, textMessage(id, WA_ID, T1, 'hello?')));
+    const before = await everything(tenant.tenantId);
     const res = await post(raw);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(RECEIVED);
-    expect(await rowCounts(db, ['chat_conversations', 'chat_messages'])).toEqual(before);
+    expect(await everything(tenant.tenantId)).toEqual(before);
+    expect(await chatRowsOf([id])).toEqual(NO_CHAT_ROWS);
     expect(await ledgerOf(raw)).toEqual([
       expect.objectContaining({
         tenant_id: null,
@@ -575,6 +625,7 @@ describe('with MESSAGING_APP_SECRET: refused deliveries write nothing', () => {
       details: null,
     });
     expect(await everything(tenant.tenantId)).toEqual(before);
+    expect(await ledgerOf(notJson)).toEqual([]);
   });
 
   it('a signed body nested deeper than any real payload: 400, nothing written (never a 500)', async () => {
@@ -593,6 +644,7 @@ describe('with MESSAGING_APP_SECRET: refused deliveries write nothing', () => {
       details: null,
     });
     expect(await everything(tenant.tenantId)).toEqual(before);
+    expect(await ledgerOf(nested)).toEqual([]);
   });
 
   it('the signed stack never warns about skipped verification', () => {

@@ -515,6 +515,7 @@ describe('refused deliveries write nothing', () => {
       details: null,
     });
     expect(await everything(tenant.tenantId)).toEqual(before);
+    expect(await ledgerOf(`${params.CallSid}:completed`)).toEqual([]);
   });
 
   it('the auth token never reaches the log', () => {

@@ -13,5 +13,5 @@ export {
 } from './standalone';
 export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';
 export { tenantRowCounts, allRowCounts } from './row-counts';
-export { insertRow, rowCounts, ledgerRows, tenantRows, outboxEvents } from './read-backs';
+export { insertRow, rowsWith, ledgerRows, tenantRows, outboxEvents } from './read-backs';
 export { selectsSent, planReads } from './query-plans';

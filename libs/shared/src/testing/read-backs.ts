@@ -26,18 +26,21 @@ export async function insertRow<T extends keyof Database & string>(
   );
 }
 
-/** Row counts of `tables` (all tenants), to show a rejected request wrote nothing. */
-export async function rowCounts(db: Db, tables: string[]): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  await withSystemScope(db.db, async (trx) => {
-    for (const table of tables) {
-      const { rows } = await sql<{
-        n: string;
-      }>`SELECT count(*)::text AS n FROM ${sql.table(table)}`.execute(trx);
-      counts[table] = Number(rows[0].n);
-    }
+/**
+ * Rows of `table`, in any tenant, whose `column` holds one of `values`: the traces of a
+ * delivery's own identifiers (its message or event ids), which no other test writes. How a test
+ * shows that a delivery routed to no tenant wrote nothing: table totals move while other test
+ * files write the same tables.
+ */
+export async function rowsWith(db: Db, table: string, column: string, values: string[]) {
+  if (values.length === 0) return [];
+  return withSystemScope(db.db, async (trx) => {
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT * FROM ${sql.table(table)} WHERE ${sql.ref(column)} IN (${sql.join(values)})`.execute(
+      trx,
+    );
+    return rows;
   });
-  return counts;
 }
 
 /** The webhook ledger rows of one provider key, newest first. */
