@@ -2,8 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { answerInvitation, setActiveTenant, type Invitation } from '../api/auth';
 import { useMe } from '../session/use-me';
 import { describeError } from '../ui/describe-error';
-import { Problem } from '../ui/problem';
-import { Empty, Loading } from '../ui/states';
+import { QueryStates } from '../ui/states';
 
 /** Pending invitations (from GET /api/auth/me) with accept and decline. */
 export function InvitationsScreen() {
@@ -12,25 +11,24 @@ export function InvitationsScreen() {
   return (
     <section aria-labelledby="screen-title">
       <h1 id="screen-title">Invitations</h1>
-      {me.isPending ? (
-        <Loading what="invitations" />
-      ) : me.isError ? (
-        <Problem error={me.error} onRetry={() => void me.refetch()} />
-      ) : me.data.invitations.length === 0 ? (
-        <Empty>
-          <p>No pending invitations.</p>
-        </Empty>
-      ) : (
-        <ul className="invitations">
-          {me.data.invitations.map((invitation) => (
-            <InvitationRow
-              key={invitation.invitationId}
-              invitation={invitation}
-              currentTenantId={me.data.selectedTenant?.tenantId}
-            />
-          ))}
-        </ul>
-      )}
+      <QueryStates
+        query={me}
+        what="invitations"
+        isEmpty={(data) => data.invitations.length === 0}
+        empty={<p>No pending invitations.</p>}
+      >
+        {(data) => (
+          <ul className="invitations">
+            {data.invitations.map((invitation) => (
+              <InvitationRow
+                key={invitation.invitationId}
+                invitation={invitation}
+                currentTenantId={data.selectedTenant?.tenantId}
+              />
+            ))}
+          </ul>
+        )}
+      </QueryStates>
     </section>
   );
 }

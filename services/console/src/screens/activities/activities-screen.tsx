@@ -3,8 +3,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { Link, Outlet, useSearchParams } from 'react-router';
 import { ACTIVITY_FILTERS, type ActivityFilter } from '../../api/activities';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { ACTIVITY_COLUMNS } from './activity-columns';
 import { useActivities } from './use-activities';
 
@@ -51,36 +50,37 @@ export function ActivitiesScreen() {
       )}
       <div className="records-body">
         <div className="records-list" aria-busy={activities.isFetching}>
-          {activities.isPending ? (
-            <Loading what="activities" />
-          ) : activities.isError ? (
-            <Problem error={activities.error} onRetry={() => void activities.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={activities}
+            what="activities"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>
                 {filtered.length > 0
                   ? 'No activity is about this record.'
                   : 'No activities yet. Calls, emails, meetings, notes and tasks arrive through MCP or a migration.'}
               </p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {total} activities shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Activities list"
-                rows={rows}
-                columns={ACTIVITY_COLUMNS}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length} of {total} activities shown
+                  {isFetchingNextPage ? ', loading more…' : ''}
+                </p>
+                <DataTable
+                  label="Activities list"
+                  rows={rows}
+                  columns={ACTIVITY_COLUMNS}
+                  total={total}
+                  sorting={sorting}
+                  onSortingChange={setSorting}
+                  hasMore={Boolean(hasNextPage)}
+                  loadMore={loadMore}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

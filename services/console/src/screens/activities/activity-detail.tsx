@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { fetchActivity, type Activity } from '../../api/activities';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { About } from './activity-columns';
 import { dateTime } from '../../ui/date-time';
 
@@ -33,32 +32,30 @@ export function ActivityDetail() {
       <h2 id="activity-title" ref={heading} tabIndex={-1}>
         {activity.data ? (activity.data.subject ?? activity.data.type) : 'Activity'}
       </h2>
-      {activity.isPending ? (
-        <Loading what="the activity" />
-      ) : activity.isError ? (
-        <Problem error={activity.error} onRetry={() => void activity.refetch()} />
-      ) : (
-        <dl>
-          {FIELDS.map(([field, label]) => (
-            <div key={field}>
-              <dt>{label}</dt>
-              <dd>{show(field, activity.data[field])}</dd>
+      <QueryStates query={activity} what="the activity">
+        {(data) => (
+          <dl>
+            {FIELDS.map(([field, label]) => (
+              <div key={field}>
+                <dt>{label}</dt>
+                <dd>{show(field, data[field])}</dd>
+              </div>
+            ))}
+            <div>
+              <dt>About</dt>
+              <dd>
+                <About activity={data} />
+              </dd>
             </div>
-          ))}
-          <div>
-            <dt>About</dt>
-            <dd>
-              <About activity={activity.data} />
-            </dd>
-          </div>
-          {Object.entries(activity.data.custom_fields ?? {}).map(([key, value]) => (
-            <div key={`custom-${key}`}>
-              <dt>{key}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+            {Object.entries(data.custom_fields ?? {}).map(([key, value]) => (
+              <div key={`custom-${key}`}>
+                <dt>{key}</dt>
+                <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </QueryStates>
       <Link to={`/activities${search}`}>Close</Link>
     </aside>
   );

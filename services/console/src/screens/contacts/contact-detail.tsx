@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { fetchContact, type Contact } from '../../api/contacts';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Contact, string]> = [
@@ -34,26 +33,24 @@ export function ContactDetail() {
       <h2 id="contact-title" ref={heading} tabIndex={-1}>
         {contact.data ? contactName(contact.data) : 'Contact'}
       </h2>
-      {contact.isPending ? (
-        <Loading what="the contact" />
-      ) : contact.isError ? (
-        <Problem error={contact.error} onRetry={() => void contact.refetch()} />
-      ) : (
-        <dl>
-          {FIELDS.map(([field, label]) => (
-            <div key={field}>
-              <dt>{label}</dt>
-              <dd>{show(field, contact.data[field])}</dd>
-            </div>
-          ))}
-          {Object.entries(contact.data.custom_fields ?? {}).map(([key, value]) => (
-            <div key={`custom-${key}`}>
-              <dt>{key}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+      <QueryStates query={contact} what="the contact">
+        {(data) => (
+          <dl>
+            {FIELDS.map(([field, label]) => (
+              <div key={field}>
+                <dt>{label}</dt>
+                <dd>{show(field, data[field])}</dd>
+              </div>
+            ))}
+            {Object.entries(data.custom_fields ?? {}).map(([key, value]) => (
+              <div key={`custom-${key}`}>
+                <dt>{key}</dt>
+                <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </QueryStates>
       <p>
         <Link to={`/activities?contact_id=${encodeURIComponent(contactId)}`}>Its activities</Link>
       </p>

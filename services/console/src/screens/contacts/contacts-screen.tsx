@@ -3,8 +3,7 @@ import { useCallback, useId, useMemo, useState } from 'react';
 import { Outlet } from 'react-router';
 import type { ContactSortColumn } from '../../api/contacts';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { CONTACT_COLUMNS } from './contact-columns';
 import { useContacts } from './use-contacts';
@@ -49,36 +48,37 @@ export function ContactsScreen() {
       </form>
       <div className="records-body">
         <div className="records-list" aria-busy={contacts.isFetching}>
-          {contacts.isPending ? (
-            <Loading what="contacts" />
-          ) : contacts.isError ? (
-            <Problem error={contacts.error} onRetry={() => void contacts.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={contacts}
+            what="contacts"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>
                 {settled.trim()
                   ? 'No contact matches this search.'
                   : 'No contacts yet. Add them with POST /api/crm/contacts (see the API reference).'}
               </p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {totalText} contacts shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Contacts list"
-                rows={rows}
-                columns={CONTACT_COLUMNS}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length} of {totalText} contacts shown
+                  {isFetchingNextPage ? ', loading more…' : ''}
+                </p>
+                <DataTable
+                  label="Contacts list"
+                  rows={rows}
+                  columns={CONTACT_COLUMNS}
+                  total={total}
+                  sorting={sorting}
+                  onSortingChange={setSorting}
+                  hasMore={Boolean(hasNextPage)}
+                  loadMore={loadMore}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import type { ChatMessage, Conversation } from '../../api/conversations';
 import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { Empty, Loading, QueryStates } from '../../ui/states';
 import { conversationParty } from './conversation-columns';
 import { useConversation, useMessages } from './use-conversations';
 import { dateTime } from '../../ui/date-time';
@@ -25,16 +25,14 @@ export function ConversationThread() {
       <h1 id="screen-title" ref={heading} tabIndex={-1}>
         {conversation.data ? `Conversation with ${title}` : 'Conversation'}
       </h1>
-      {conversation.isPending ? (
-        <Loading what="the conversation" />
-      ) : conversation.isError ? (
-        <Problem error={conversation.error} onRetry={() => void conversation.refetch()} />
-      ) : (
-        <>
-          <ConversationFacts conversation={conversation.data} />
-          <Messages conversation={conversation.data} />
-        </>
-      )}
+      <QueryStates query={conversation} what="the conversation">
+        {(data) => (
+          <>
+            <ConversationFacts conversation={data} />
+            <Messages conversation={data} />
+          </>
+        )}
+      </QueryStates>
     </section>
   );
 }

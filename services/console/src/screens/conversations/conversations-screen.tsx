@@ -3,8 +3,7 @@ import { useCallback, useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CONVERSATION_STATUSES, type ConversationSortColumn } from '../../api/conversations';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { CONVERSATION_COLUMNS } from './conversation-columns';
 import { useConversations } from './use-conversations';
@@ -75,36 +74,37 @@ export function ConversationsScreen() {
         </p>
       )}
       <div className="records-list" aria-busy={conversations.isFetching}>
-        {conversations.isPending ? (
-          <Loading what="conversations" />
-        ) : conversations.isError ? (
-          <Problem error={conversations.error} onRetry={() => void conversations.refetch()} />
-        ) : rows.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={conversations}
+          what="conversations"
+          isEmpty={() => rows.length === 0}
+          empty={
             <p>
               {filtered
                 ? 'No conversation matches these filters.'
                 : 'No conversations yet. They arrive through the messaging receiver, MCP or a migration.'}
             </p>
-          </Empty>
-        ) : (
-          <>
-            <p role="status" className="muted">
-              {rows.length} of {total} conversations shown
-              {isFetchingNextPage ? ', loading more…' : ''}
-            </p>
-            <DataTable
-              label="Conversations list"
-              rows={rows}
-              columns={CONVERSATION_COLUMNS}
-              total={total}
-              sorting={sorting}
-              onSortingChange={setSorting}
-              hasMore={Boolean(hasNextPage)}
-              loadMore={loadMore}
-            />
-          </>
-        )}
+          }
+        >
+          {() => (
+            <>
+              <p role="status" className="muted">
+                {rows.length} of {total} conversations shown
+                {isFetchingNextPage ? ', loading more…' : ''}
+              </p>
+              <DataTable
+                label="Conversations list"
+                rows={rows}
+                columns={CONVERSATION_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
+            </>
+          )}
+        </QueryStates>
       </div>
     </section>
   );

@@ -11,9 +11,8 @@ import {
 import { DEAL_STAGES, type Deal, type DealChange } from '../../api/deals';
 import { useRole } from '../../session/use-role';
 import { Field, SelectField } from '../../ui/field';
-import { Problem } from '../../ui/problem';
 import { serverFieldError } from '../../ui/server-field-error';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { money, stageLabel } from './stages';
 import { useDeal, useOwners, useUpdateDeal } from './use-deals';
 import { dateTime } from '../../ui/date-time';
@@ -70,15 +69,9 @@ export function DealEditor() {
       <h2 id="deal-title" ref={heading} tabIndex={-1}>
         {deal.data?.title ?? 'Deal'}
       </h2>
-      {deal.isPending ? (
-        <Loading what="the deal" />
-      ) : deal.isError ? (
-        <Problem error={deal.error} onRetry={() => void deal.refetch()} />
-      ) : canWrite ? (
-        <DealForm key={deal.data.id} deal={deal.data} />
-      ) : (
-        <DealFields deal={deal.data} />
-      )}
+      <QueryStates query={deal} what="the deal">
+        {(data) => (canWrite ? <DealForm key={data.id} deal={data} /> : <DealFields deal={data} />)}
+      </QueryStates>
       {deal.data?.lead_id && (
         <p>
           <Link to={`/leads/${deal.data.lead_id}`}>Its lead</Link>

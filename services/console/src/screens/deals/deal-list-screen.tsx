@@ -2,8 +2,7 @@ import { useId, useMemo, useState } from 'react';
 import { Outlet } from 'react-router';
 import { DEAL_STAGES, DEALS_BOARD_LIMIT } from '../../api/deals';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { dealColumns } from './deal-columns';
 import { DealViews } from './deal-views';
 import './deals.css';
@@ -53,37 +52,38 @@ export function DealListScreen() {
       </form>
       <div className="records-body">
         <div className="records-list" aria-busy={deals.isFetching}>
-          {deals.isPending ? (
-            <Loading what="deals" />
-          ) : deals.isError ? (
-            <Problem error={deals.error} onRetry={() => void deals.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={deals}
+            what="deals"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>
                 {stage || owner
                   ? 'No deal matches these filters.'
                   : 'No deals yet. Add one on the board.'}
               </p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length === DEALS_BOARD_LIMIT
-                  ? `The newest ${rows.length} deals shown`
-                  : `${rows.length} ${rows.length === 1 ? 'deal' : 'deals'}`}
-              </p>
-              <DataTable
-                label="Deals list"
-                rows={rows}
-                columns={columns}
-                total={rows.length}
-                sorting={[]}
-                onSortingChange={() => undefined}
-                hasMore={false}
-                loadMore={() => undefined}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length === DEALS_BOARD_LIMIT
+                    ? `The newest ${rows.length} deals shown`
+                    : `${rows.length} ${rows.length === 1 ? 'deal' : 'deals'}`}
+                </p>
+                <DataTable
+                  label="Deals list"
+                  rows={rows}
+                  columns={columns}
+                  total={rows.length}
+                  sorting={[]}
+                  onSortingChange={() => undefined}
+                  hasMore={false}
+                  loadMore={() => undefined}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

@@ -1,7 +1,6 @@
 import type { Deal, DealStage } from '../../api/deals';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { DealBoard } from './deal-board';
 import { DealForm } from './deal-form';
 import './deals.css';
@@ -31,19 +30,18 @@ export function DealsScreen() {
         </p>
       )}
       <div aria-busy={deals.isFetching}>
-        {deals.isPending ? (
-          <Loading what="deals" />
-        ) : deals.isError ? (
-          <Problem error={deals.error} onRetry={() => void deals.refetch()} />
-        ) : deals.data.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={deals}
+          what="deals"
+          isEmpty={(data) => data.length === 0}
+          empty={
             <p>
               {canWrite ? 'No deals yet. Add the first one with the form above.' : 'No deals yet.'}
             </p>
-          </Empty>
-        ) : (
-          <DealBoard deals={deals.data} onMove={canWrite ? onMove : undefined} />
-        )}
+          }
+        >
+          {(data) => <DealBoard deals={data} onMove={canWrite ? onMove : undefined} />}
+        </QueryStates>
       </div>
     </section>
   );

@@ -1,8 +1,7 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { fetchEventsPage, fetchEventTypes, type PlatformEvent } from '../../api/events';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 
 /**
  * Recent events: what the platform recorded for the tenant (GET /api/events), newest first,
@@ -47,49 +46,50 @@ export function EventsScreen() {
           Refresh
         </button>
       </div>
-      {events.isPending ? (
-        <Loading what="events" />
-      ) : events.isError ? (
-        <Problem error={events.error} onRetry={() => void events.refetch()} />
-      ) : rows.length === 0 ? (
-        <Empty>
+      <QueryStates
+        query={events}
+        what="events"
+        isEmpty={() => rows.length === 0}
+        empty={
           <p>
             {type
               ? `No ${type} events recently.`
               : 'No events recently. Creating or changing a record, a form submission or a webhook delivery records one.'}
           </p>
-        </Empty>
-      ) : (
-        <>
-          <table className="plain-table events-table">
-            <caption>
-              Events ({total?.totalExact ? total.total : `more than ${total?.total}`})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Type</th>
-                <th scope="col">Record</th>
-                <th scope="col">Payload</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((event) => (
-                <EventRow key={event.id} event={event} />
-              ))}
-            </tbody>
-          </table>
-          {events.hasNextPage && (
-            <button
-              type="button"
-              onClick={() => void events.fetchNextPage()}
-              disabled={events.isFetchingNextPage}
-            >
-              {events.isFetchingNextPage ? 'Loading more events…' : 'Load more events'}
-            </button>
-          )}
-        </>
-      )}
+        }
+      >
+        {() => (
+          <>
+            <table className="plain-table events-table">
+              <caption>
+                Events ({total?.totalExact ? total.total : `more than ${total?.total}`})
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Record</th>
+                  <th scope="col">Payload</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((event) => (
+                  <EventRow key={event.id} event={event} />
+                ))}
+              </tbody>
+            </table>
+            {events.hasNextPage && (
+              <button
+                type="button"
+                onClick={() => void events.fetchNextPage()}
+                disabled={events.isFetchingNextPage}
+              >
+                {events.isFetchingNextPage ? 'Loading more events…' : 'Load more events'}
+              </button>
+            )}
+          </>
+        )}
+      </QueryStates>
     </section>
   );
 }

@@ -13,7 +13,7 @@ import {
   type ExportResource,
 } from '../../api/exports';
 import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 
 const NO_FILTERS: Record<ExportResource, Record<string, string>> = {
@@ -218,20 +218,19 @@ export function ExportsScreen() {
         </fieldset>
 
         <div className="export-matching">
-          {matching.isPending ? (
-            <Loading what={`the number of matching ${noun}`} />
-          ) : matching.isError ? (
-            <Problem error={matching.error} onRetry={() => void matching.refetch()} />
-          ) : matching.data.count === 0 ? (
-            <Empty>
-              <p>No {noun} match these filters: the file would hold only its header.</p>
-            </Empty>
-          ) : (
-            <p role="status">
-              {matching.data.exact ? '' : 'More than '}
-              {matching.data.count.toLocaleString('en')} {noun} match.
-            </p>
-          )}
+          <QueryStates
+            query={matching}
+            what={`the number of matching ${noun}`}
+            isEmpty={(data) => data.count === 0}
+            empty={<p>No {noun} match these filters: the file would hold only its header.</p>}
+          >
+            {(data) => (
+              <p role="status">
+                {data.exact ? '' : 'More than '}
+                {data.count.toLocaleString('en')} {noun} match.
+              </p>
+            )}
+          </QueryStates>
         </div>
 
         <p className="actions">

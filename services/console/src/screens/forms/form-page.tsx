@@ -5,8 +5,7 @@ import { useMe } from '../../session/use-me';
 import { canManage } from '../../session/use-role';
 import { CopyField } from '../../ui/copy-field';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { embedSnippet } from './embed-snippet';
 import { submissionColumns } from './form-columns';
 import { useForm, useSubmissions } from './use-forms';
@@ -27,47 +26,46 @@ export function FormPage() {
       <h1 id="screen-title" ref={heading} tabIndex={-1}>
         {form.data?.name ?? 'Form'}
       </h1>
-      {form.isPending ? (
-        <Loading what="the form" />
-      ) : form.isError ? (
-        <Problem error={form.error} onRetry={() => void form.refetch()} />
-      ) : (
-        <>
-          <dl className="facts">
-            <div>
-              <dt>Slug</dt>
-              <dd>
-                <code>{form.data.slug}</code>
-              </dd>
-            </div>
-            <div>
-              <dt>State</dt>
-              <dd>{form.data.enabled ? 'Enabled' : 'Disabled (its URL answers 404)'}</dd>
-            </div>
-            <div>
-              <dt>Fields</dt>
-              <dd>
-                {form.data.fields.length === 0
-                  ? 'None besides email'
-                  : form.data.fields
-                      .map(
-                        (f) => `${f.label ?? f.name} (${f.type}${f.required ? ', required' : ''})`,
-                      )
-                      .join(', ')}
-              </dd>
-            </div>
-          </dl>
-          {canManage(tenant?.role) && (
-            <p>
-              <Link to={`/forms/${form.data.id}/edit`} className="button-link">
-                Edit form
-              </Link>
-            </p>
-          )}
-          {tenant && <Embedding form={form.data} tenantSlug={tenant.slug} />}
-          <Submissions form={form.data} />
-        </>
-      )}
+      <QueryStates query={form} what="the form">
+        {(data) => (
+          <>
+            <dl className="facts">
+              <div>
+                <dt>Slug</dt>
+                <dd>
+                  <code>{data.slug}</code>
+                </dd>
+              </div>
+              <div>
+                <dt>State</dt>
+                <dd>{data.enabled ? 'Enabled' : 'Disabled (its URL answers 404)'}</dd>
+              </div>
+              <div>
+                <dt>Fields</dt>
+                <dd>
+                  {data.fields.length === 0
+                    ? 'None besides email'
+                    : data.fields
+                        .map(
+                          (f) =>
+                            `${f.label ?? f.name} (${f.type}${f.required ? ', required' : ''})`,
+                        )
+                        .join(', ')}
+                </dd>
+              </div>
+            </dl>
+            {canManage(tenant?.role) && (
+              <p>
+                <Link to={`/forms/${data.id}/edit`} className="button-link">
+                  Edit form
+                </Link>
+              </p>
+            )}
+            {tenant && <Embedding form={data} tenantSlug={tenant.slug} />}
+            <Submissions form={data} />
+          </>
+        )}
+      </QueryStates>
     </section>
   );
 }
@@ -110,32 +108,33 @@ function Submissions({ form }: { form: WebForm }) {
         </button>
       </p>
       <div aria-busy={submissions.isFetching}>
-        {submissions.isPending ? (
-          <Loading what="submissions" />
-        ) : submissions.isError ? (
-          <Problem error={submissions.error} onRetry={() => void submissions.refetch()} />
-        ) : rows.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={submissions}
+          what="submissions"
+          isEmpty={() => rows.length === 0}
+          empty={
             <p>No submissions yet. They appear here once the form is posted from a website.</p>
-          </Empty>
-        ) : (
-          <>
-            <p role="status" className="muted">
-              {rows.length} of {total} submissions shown, newest first
-              {isFetchingNextPage ? ', loading more…' : ''}
-            </p>
-            <DataTable
-              label="Submissions list"
-              rows={rows}
-              columns={columns}
-              total={total}
-              sorting={[]}
-              onSortingChange={() => undefined}
-              hasMore={Boolean(hasNextPage)}
-              loadMore={loadMore}
-            />
-          </>
-        )}
+          }
+        >
+          {() => (
+            <>
+              <p role="status" className="muted">
+                {rows.length} of {total} submissions shown, newest first
+                {isFetchingNextPage ? ', loading more…' : ''}
+              </p>
+              <DataTable
+                label="Submissions list"
+                rows={rows}
+                columns={columns}
+                total={total}
+                sorting={[]}
+                onSortingChange={() => undefined}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
+            </>
+          )}
+        </QueryStates>
       </div>
     </section>
   );

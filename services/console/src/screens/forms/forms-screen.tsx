@@ -4,8 +4,7 @@ import { Link } from 'react-router';
 import type { FormSortColumn } from '../../api/forms';
 import { useRole } from '../../session/use-role';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { FORM_COLUMNS } from './form-columns';
 import { useForms } from './use-forms';
 
@@ -40,36 +39,37 @@ export function FormsScreen() {
         </p>
       )}
       <div className="records-list" aria-busy={forms.isFetching}>
-        {forms.isPending ? (
-          <Loading what="forms" />
-        ) : forms.isError ? (
-          <Problem error={forms.error} onRetry={() => void forms.refetch()} />
-        ) : rows.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={forms}
+          what="forms"
+          isEmpty={() => rows.length === 0}
+          empty={
             <p>
               No forms yet.{' '}
               {manage
                 ? 'Create one with New form, then embed it on your website.'
                 : 'An owner or admin of the tenant can create one.'}
             </p>
-          </Empty>
-        ) : (
-          <>
-            <p role="status" className="muted">
-              {rows.length} of {total} forms shown{isFetchingNextPage ? ', loading more…' : ''}
-            </p>
-            <DataTable
-              label="Forms list"
-              rows={rows}
-              columns={FORM_COLUMNS}
-              total={total}
-              sorting={sorting}
-              onSortingChange={setSorting}
-              hasMore={Boolean(hasNextPage)}
-              loadMore={loadMore}
-            />
-          </>
-        )}
+          }
+        >
+          {() => (
+            <>
+              <p role="status" className="muted">
+                {rows.length} of {total} forms shown{isFetchingNextPage ? ', loading more…' : ''}
+              </p>
+              <DataTable
+                label="Forms list"
+                rows={rows}
+                columns={FORM_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
+            </>
+          )}
+        </QueryStates>
       </div>
     </section>
   );

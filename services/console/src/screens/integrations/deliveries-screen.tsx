@@ -3,8 +3,7 @@ import { useCallback, useId, useMemo, useState } from 'react';
 import { Link, Outlet, useLocation, useSearchParams } from 'react-router';
 import { INBOUND_OUTCOMES, type DeliveryQuery } from '../../api/integrations';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { deliveryColumns } from './delivery-columns';
 import { useDeliveries } from './use-integrations';
 
@@ -105,36 +104,37 @@ export function DeliveriesScreen() {
       </form>
       <div className="records-body">
         <div className="records-list" aria-busy={deliveries.isFetching}>
-          {deliveries.isPending ? (
-            <Loading what="deliveries" />
-          ) : deliveries.isError ? (
-            <Problem error={deliveries.error} onRetry={() => void deliveries.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={deliveries}
+            what="deliveries"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>
                 {filtered
                   ? 'No delivery matches these filters.'
                   : 'No deliveries yet. Register a receiver URL from Integrations at your provider; its deliveries show here.'}
               </p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {total} deliveries shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Deliveries list"
-                rows={rows}
-                columns={columns}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length} of {total} deliveries shown
+                  {isFetchingNextPage ? ', loading more…' : ''}
+                </p>
+                <DataTable
+                  label="Deliveries list"
+                  rows={rows}
+                  columns={columns}
+                  total={total}
+                  sorting={sorting}
+                  onSortingChange={setSorting}
+                  hasMore={Boolean(hasNextPage)}
+                  loadMore={loadMore}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

@@ -3,8 +3,7 @@ import { Link, useLocation, useParams } from 'react-router';
 import { isReprocessable, type InboundEventDetail } from '../../api/integrations';
 import { canManage, useRole } from '../../session/use-role';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useDelivery, useReprocess } from './use-integrations';
 
 const FIELDS: Array<[keyof InboundEventDetail, string]> = [
@@ -49,70 +48,68 @@ export function DeliveryDetail() {
       <h2 id="delivery-title" ref={heading} tabIndex={-1}>
         {event ? `${event.provider} delivery` : 'Delivery'}
       </h2>
-      {delivery.isPending ? (
-        <Loading what="the delivery" />
-      ) : delivery.isError ? (
-        <Problem error={delivery.error} onRetry={() => void delivery.refetch()} />
-      ) : (
-        <>
-          <dl>
-            {FIELDS.map(([field, label]) => (
-              <div key={field}>
-                <dt>{label}</dt>
-                <dd>{show(field, event?.[field])}</dd>
-              </div>
-            ))}
-          </dl>
-          {manage && event && isReprocessable(event) && (
-            <p>
-              <button
-                type="button"
-                disabled={reprocess.isPending}
-                onClick={() => reprocess.mutate()}
-              >
-                {reprocess.isPending ? 'Re-processing…' : 'Re-process'}
-              </button>
+      <QueryStates query={delivery} what="the delivery">
+        {(data) => (
+          <>
+            <dl>
+              {FIELDS.map(([field, label]) => (
+                <div key={field}>
+                  <dt>{label}</dt>
+                  <dd>{show(field, data[field])}</dd>
+                </div>
+              ))}
+            </dl>
+            {manage && isReprocessable(data) && (
+              <p>
+                <button
+                  type="button"
+                  disabled={reprocess.isPending}
+                  onClick={() => reprocess.mutate()}
+                >
+                  {reprocess.isPending ? 'Re-processing…' : 'Re-process'}
+                </button>
+              </p>
+            )}
+            <p role="status" className="muted">
+              {reprocess.isSuccess ? reprocess.data.message : ''}
             </p>
-          )}
-          <p role="status" className="muted">
-            {reprocess.isSuccess ? reprocess.data.message : ''}
-          </p>
-          {reprocess.isError && (
-            <p role="alert" className="problem-inline">
-              {describeError(reprocess.error)}
-            </p>
-          )}
-          <h3>Headers</h3>
-          {event?.headers ? (
-            <table className="headers">
-              <thead>
-                <tr>
-                  <th scope="col">Header</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(event.headers).map(([name, value]) => (
-                  <tr key={name}>
-                    <td>
-                      <code>{name}</code>
-                    </td>
-                    <td>{value}</td>
+            {reprocess.isError && (
+              <p role="alert" className="problem-inline">
+                {describeError(reprocess.error)}
+              </p>
+            )}
+            <h3>Headers</h3>
+            {data.headers ? (
+              <table className="headers">
+                <thead>
+                  <tr>
+                    <th scope="col">Header</th>
+                    <th scope="col">Value</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <p className="muted">
-              Not recorded (the delivery predates the ledger keeping headers).
-            </p>
-          )}
-          <h3>Raw payload</h3>
-          <pre className="payload" tabIndex={0} aria-label="Raw payload">
-            {event ? payloadText(event.raw_body) : ''}
-          </pre>
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {Object.entries(data.headers).map(([name, value]) => (
+                    <tr key={name}>
+                      <td>
+                        <code>{name}</code>
+                      </td>
+                      <td>{value}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <p className="muted">
+                Not recorded (the delivery predates the ledger keeping headers).
+              </p>
+            )}
+            <h3>Raw payload</h3>
+            <pre className="payload" tabIndex={0} aria-label="Raw payload">
+              {payloadText(data.raw_body)}
+            </pre>
+          </>
+        )}
+      </QueryStates>
       <Link to={`/integrations/deliveries${search}`}>Close</Link>
     </aside>
   );

@@ -3,8 +3,7 @@ import type { IntegrationRow } from '../../api/integrations';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { CopyButton } from '../../ui/copy-field';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { IntegrationForm } from './integration-form';
 import type { IntegrationKind } from './integration-kinds';
 import { useIntegrationRows, useIntegrationWrites } from './use-integrations';
@@ -48,93 +47,96 @@ export function IntegrationSection({ kind, manage }: { kind: IntegrationKind; ma
       <p role="status" className="muted">
         {said}
       </p>
-      {rows.isPending ? (
-        <Loading what={`the ${kind.noun}s`} />
-      ) : rows.isError ? (
-        <Problem error={rows.error} onRetry={() => void rows.refetch()} />
-      ) : items.length === 0 ? (
-        <Empty>
+      <QueryStates
+        query={rows}
+        what={`the ${kind.noun}s`}
+        isEmpty={() => items.length === 0}
+        empty={
           <p>
             No {kind.noun}s yet.{' '}
             {manage
               ? `Connect one with “Connect a ${kind.noun}”.`
               : 'An owner or admin of the tenant can connect one.'}
           </p>
-        </Empty>
-      ) : (
-        <div
-          className="integration-table"
-          role="region"
-          aria-label={`${kind.title} list`}
-          tabIndex={0}
-        >
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{kind.identifier.label}</th>
-                {kind.extra && <th scope="col">{kind.extra.label}</th>}
-                <th scope="col">Name</th>
-                {hasSecrets && <th scope="col">Webhook secret</th>}
-                {kind.proof !== 'none' && <th scope="col">Status</th>}
-                <th scope="col">
-                  {kind.proof === 'verification-url' ? 'Verification URL' : 'Receiver URL'}
-                </th>
-                {manage && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((row) => {
-                const url =
-                  kind.proof === 'verification-url' ? row.verificationUrl : row.webhookUrl;
-                return (
-                  <tr key={row.id}>
-                    <td>{label(row)}</td>
-                    {kind.extra && <td>{String(row[kind.extra.column] ?? '—')}</td>}
-                    <td>{row.name ?? '—'}</td>
-                    {hasSecrets && <td>{row.hasWebhookSecret ? 'Set' : 'Not set'}</td>}
-                    {kind.proof !== 'none' && <td>{row.status ? STATUS_TEXT[row.status] : '—'}</td>}
-                    <td>
-                      {url ? (
-                        <>
-                          <code className="url">{url}</code>{' '}
-                          <CopyButton value={url} label={`Copy the URL of ${label(row)}`} />
-                        </>
-                      ) : (
-                        '—'
+        }
+      >
+        {() => (
+          <div
+            className="integration-table"
+            role="region"
+            aria-label={`${kind.title} list`}
+            tabIndex={0}
+          >
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{kind.identifier.label}</th>
+                  {kind.extra && <th scope="col">{kind.extra.label}</th>}
+                  <th scope="col">Name</th>
+                  {hasSecrets && <th scope="col">Webhook secret</th>}
+                  {kind.proof !== 'none' && <th scope="col">Status</th>}
+                  <th scope="col">
+                    {kind.proof === 'verification-url' ? 'Verification URL' : 'Receiver URL'}
+                  </th>
+                  {manage && <th scope="col">Actions</th>}
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((row) => {
+                  const url =
+                    kind.proof === 'verification-url' ? row.verificationUrl : row.webhookUrl;
+                  return (
+                    <tr key={row.id}>
+                      <td>{label(row)}</td>
+                      {kind.extra && <td>{String(row[kind.extra.column] ?? '—')}</td>}
+                      <td>{row.name ?? '—'}</td>
+                      {hasSecrets && <td>{row.hasWebhookSecret ? 'Set' : 'Not set'}</td>}
+                      {kind.proof !== 'none' && (
+                        <td>{row.status ? STATUS_TEXT[row.status] : '—'}</td>
                       )}
-                    </td>
-                    {manage && (
-                      <td className="row-actions">
-                        {kind.change && (
+                      <td>
+                        {url ? (
+                          <>
+                            <code className="url">{url}</code>{' '}
+                            <CopyButton value={url} label={`Copy the URL of ${label(row)}`} />
+                          </>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                      {manage && (
+                        <td className="row-actions">
+                          {kind.change && (
+                            <button
+                              type="button"
+                              aria-label={`Change ${label(row)}`}
+                              onClick={() => {
+                                writes.change.reset();
+                                setRemoveSecret(false);
+                                setChanging(row);
+                              }}
+                            >
+                              Change
+                            </button>
+                          )}{' '}
                           <button
                             type="button"
-                            aria-label={`Change ${label(row)}`}
-                            onClick={() => {
-                              writes.change.reset();
-                              setRemoveSecret(false);
-                              setChanging(row);
-                            }}
+                            className="danger"
+                            aria-label={`Remove ${label(row)}`}
+                            onClick={() => setRemoving(row)}
                           >
-                            Change
+                            Remove
                           </button>
-                        )}{' '}
-                        <button
-                          type="button"
-                          className="danger"
-                          aria-label={`Remove ${label(row)}`}
-                          onClick={() => setRemoving(row)}
-                        >
-                          Remove
-                        </button>
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+                        </td>
+                      )}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </QueryStates>
       {manage && !adding && !changing && (
         <p>
           <button

@@ -1,6 +1,5 @@
 import { CopyField } from '../../ui/copy-field';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useReceivers } from './use-integrations';
 
 /** Per provider kind: the receiver URL to register, with a Copy button, and what it needs. */
@@ -14,44 +13,43 @@ export function ReceiversSection() {
         is verified with its own webhook secret; the other providers sign with the platform&apos;s
         secret, and a number or account is proven by its verification URL.
       </p>
-      {receivers.isPending ? (
-        <Loading what="the receiver URLs" />
-      ) : receivers.isError ? (
-        <Problem error={receivers.error} onRetry={() => void receivers.refetch()} />
-      ) : receivers.data.length === 0 ? (
-        <Empty>
-          <p>No receivers are offered.</p>
-        </Empty>
-      ) : (
-        <ul className="receivers">
-          {receivers.data.map((receiver) => (
-            <li key={receiver.kind}>
-              <h3>{receiver.name}</h3>
-              <CopyField
-                label={`${receiver.name} receiver URL`}
-                copy="Copy URL"
-                value={receiver.url}
-              />
-              <p>
-                <strong>Secret:</strong> {receiver.secret}
-                {receiver.platformSecretSet !== null &&
-                  (receiver.platformSecretSet
-                    ? ' (set on this platform)'
-                    : ' (not set on this platform yet)')}
-              </p>
-              <p>
-                <strong>Headers:</strong>{' '}
-                {receiver.headers.map((header, i) => (
-                  <span key={header.name}>
-                    {i > 0 && '; '}
-                    <code>{header.name}</code> ({header.carries})
-                  </span>
-                ))}
-              </p>
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueryStates
+        query={receivers}
+        what="the receiver URLs"
+        isEmpty={(data) => data.length === 0}
+        empty={<p>No receivers are offered.</p>}
+      >
+        {(data) => (
+          <ul className="receivers">
+            {data.map((receiver) => (
+              <li key={receiver.kind}>
+                <h3>{receiver.name}</h3>
+                <CopyField
+                  label={`${receiver.name} receiver URL`}
+                  copy="Copy URL"
+                  value={receiver.url}
+                />
+                <p>
+                  <strong>Secret:</strong> {receiver.secret}
+                  {receiver.platformSecretSet !== null &&
+                    (receiver.platformSecretSet
+                      ? ' (set on this platform)'
+                      : ' (not set on this platform yet)')}
+                </p>
+                <p>
+                  <strong>Headers:</strong>{' '}
+                  {receiver.headers.map((header, i) => (
+                    <span key={header.name}>
+                      {i > 0 && '; '}
+                      <code>{header.name}</code> ({header.carries})
+                    </span>
+                  ))}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryStates>
     </section>
   );
 }

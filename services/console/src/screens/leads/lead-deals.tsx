@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'react-router';
 import { fetchDeals } from '../../api/deals';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { money, stageLabel } from '../deals/stages';
 
 /**
@@ -20,26 +19,25 @@ export function LeadDeals({ leadId }: { leadId: string }) {
   return (
     <section aria-labelledby={`${id}-title`} className="panel-section">
       <h3 id={`${id}-title`}>Deals</h3>
-      {deals.isPending ? (
-        <Loading what="the lead's deals" />
-      ) : deals.isError ? (
-        <Problem error={deals.error} onRetry={() => void deals.refetch()} />
-      ) : deals.data.length === 0 ? (
-        <Empty>
-          <p>No deal for this lead yet.</p>
-        </Empty>
-      ) : (
-        <ul className="panel-list">
-          {deals.data.map((deal) => (
-            <li key={deal.id}>
-              <Link to={`/deals/list/${deal.id}`}>{deal.title}</Link>{' '}
-              <span className="muted">
-                {stageLabel(deal.stage)}, {money(deal.value, deal.currency)}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <QueryStates
+        query={deals}
+        what="the lead's deals"
+        isEmpty={(data) => data.length === 0}
+        empty={<p>No deal for this lead yet.</p>}
+      >
+        {(data) => (
+          <ul className="panel-list">
+            {data.map((deal) => (
+              <li key={deal.id}>
+                <Link to={`/deals/list/${deal.id}`}>{deal.title}</Link>{' '}
+                <span className="muted">
+                  {stageLabel(deal.stage)}, {money(deal.value, deal.currency)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryStates>
     </section>
   );
 }

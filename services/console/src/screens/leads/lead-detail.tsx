@@ -5,8 +5,7 @@ import { fetchLead, type Lead } from '../../api/leads';
 import { useRole } from '../../session/use-role';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { LeadDeals } from './lead-deals';
 import { LeadForm } from './lead-form';
 import { LeadTimeline } from './lead-timeline';
@@ -63,72 +62,72 @@ export function LeadDetail() {
       <h2 id="lead-title" ref={heading} tabIndex={-1}>
         {lead.data ? leadName(lead.data) : 'Lead'}
       </h2>
-      {lead.isPending ? (
-        <Loading what="the lead" />
-      ) : lead.isError ? (
-        <Problem error={lead.error} onRetry={() => void lead.refetch()} />
-      ) : editing ? (
-        <LeadForm
-          key={lead.data.updated_at}
-          label="Edit lead"
-          lead={lead.data}
-          submitLabel="Save lead"
-          onSubmit={async (change) => {
-            await update.mutateAsync({ id: leadId, change });
-            setEditing(false);
-          }}
-          onCancel={() => setEditing(false)}
-        />
-      ) : (
-        <>
-          <dl>
-            {FIELDS.map(([field, label]) => (
-              <div key={field}>
-                <dt>{label}</dt>
-                <dd>{show(field, lead.data[field])}</dd>
-              </div>
-            ))}
-            {Object.entries(lead.data.custom_fields ?? {}).map(([key, value]) => (
-              <div key={`custom-${key}`}>
-                <dt>{key}</dt>
-                <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
-              </div>
-            ))}
-          </dl>
-          {canWrite && (
-            <div className="actions">
-              <button type="button" onClick={() => setEditing(true)}>
-                Edit lead
-              </button>
-              <button type="button" className="danger" onClick={() => setConfirming(true)}>
-                Delete lead
-              </button>
-            </div>
-          )}
-          <LeadDeals leadId={leadId} />
-          <LeadTimeline leadId={leadId} />
-          <ConfirmDialog
-            open={confirming}
-            title="Delete this lead?"
-            confirmLabel="Delete"
-            busy={remove.isPending}
-            onConfirm={confirmDelete}
-            onCancel={() => {
-              setConfirming(false);
-              remove.reset();
-            }}
-          >
-            <p>
-              {lead.data.email} will be deleted. Its deals and activities stay, without the lead.
-            </p>
-            {remove.isError && (
-              <p role="alert" className="problem">
-                {describeError(remove.error)}
-              </p>
-            )}
-          </ConfirmDialog>
-        </>
-      )}
+      <QueryStates query={lead} what="the lead">
+        {(data) =>
+          editing ? (
+            <LeadForm
+              key={data.updated_at}
+              label="Edit lead"
+              lead={data}
+              submitLabel="Save lead"
+              onSubmit={async (change) => {
+                await update.mutateAsync({ id: leadId, change });
+                setEditing(false);
+              }}
+              onCancel={() => setEditing(false)}
+            />
+          ) : (
+            <>
+              <dl>
+                {FIELDS.map(([field, label]) => (
+                  <div key={field}>
+                    <dt>{label}</dt>
+                    <dd>{show(field, data[field])}</dd>
+                  </div>
+                ))}
+                {Object.entries(data.custom_fields ?? {}).map(([key, value]) => (
+                  <div key={`custom-${key}`}>
+                    <dt>{key}</dt>
+                    <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+                  </div>
+                ))}
+              </dl>
+              {canWrite && (
+                <div className="actions">
+                  <button type="button" onClick={() => setEditing(true)}>
+                    Edit lead
+                  </button>
+                  <button type="button" className="danger" onClick={() => setConfirming(true)}>
+                    Delete lead
+                  </button>
+                </div>
+              )}
+              <LeadDeals leadId={leadId} />
+              <LeadTimeline leadId={leadId} />
+              <ConfirmDialog
+                open={confirming}
+                title="Delete this lead?"
+                confirmLabel="Delete"
+                busy={remove.isPending}
+                onConfirm={confirmDelete}
+                onCancel={() => {
+                  setConfirming(false);
+                  remove.reset();
+                }}
+              >
+                <p>
+                  {data.email} will be deleted. Its deals and activities stay, without the lead.
+                </p>
+                {remove.isError && (
+                  <p role="alert" className="problem">
+                    {describeError(remove.error)}
+                  </p>
+                )}
+              </ConfirmDialog>
+            </>
+          )
+        }
+      </QueryStates>
       <Link to="/leads">Close</Link>
     </aside>
   );

@@ -2,8 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useMemo, useState } from 'react';
 import { Link, Outlet } from 'react-router';
 import { OPENING_LEAD_QUERY, type LeadSortColumn } from '../../api/leads';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { LeadFilters, type FilterValues } from './lead-filters';
 import { DataTable } from '../../ui/data-table';
@@ -63,36 +62,37 @@ export function LeadsScreen() {
       <LeadFilters values={filters} onChange={setFilters} />
       <div className="leads-body">
         <div className="leads-list" aria-busy={leads.isFetching}>
-          {leads.isPending ? (
-            <Loading what="leads" />
-          ) : leads.isError ? (
-            <Problem error={leads.error} onRetry={() => void leads.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={leads}
+            what="leads"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>
                 {filtered
                   ? 'No lead matches these filters.'
                   : 'No leads yet. Add one with New lead, import them from a CSV or XLSX file (Import leads), or with POST /api/v1/import/leads (see the API reference).'}
               </p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {totalText} leads shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Leads list"
-                rows={rows}
-                columns={LEAD_COLUMNS}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length} of {totalText} leads shown
+                  {isFetchingNextPage ? ', loading more…' : ''}
+                </p>
+                <DataTable
+                  label="Leads list"
+                  rows={rows}
+                  columns={LEAD_COLUMNS}
+                  total={total}
+                  sorting={sorting}
+                  onSortingChange={setSorting}
+                  hasMore={Boolean(hasNextPage)}
+                  loadMore={loadMore}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

@@ -5,8 +5,7 @@ import { fetchMembers, MEMBERS_KEY } from '../../api/members';
 import { useRole } from '../../session/use-role';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { CreateKeyForm } from './create-key-form';
 import { NewKeyPanel } from './new-key-panel';
 
@@ -55,49 +54,48 @@ export function McpKeysScreen() {
       ) : (
         canManage && <CreateKeyForm onCreated={(apiKey, name) => setCreated({ apiKey, name })} />
       )}
-      {keys.isPending ? (
-        <Loading what="keys" />
-      ) : keys.isError ? (
-        <Problem error={keys.error} onRetry={() => void keys.refetch()} />
-      ) : keys.data.items.length === 0 ? (
-        <Empty>
+      <QueryStates
+        query={keys}
+        what="keys"
+        isEmpty={(data) => data.items.length === 0}
+        empty={
           <p>
             No keys yet.
             {canManage ? ' Create one above to connect an agent.' : ''}
           </p>
-        </Empty>
-      ) : (
-        <table className="plain-table">
-          <caption>
-            Keys ({keys.data.total}
-            {keys.data.total > keys.data.items.length &&
-              `, the ${keys.data.items.length} newest shown`}
-            )
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Status</th>
-              {canManage && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.items.map((key) => (
-              <KeyRow
-                key={key.id}
-                mcpKey={key}
-                createdBy={creatorOf(key.created_by)}
-                canManage={canManage}
-              />
-            ))}
-          </tbody>
-        </table>
-      )}
+        }
+      >
+        {(data) => (
+          <table className="plain-table">
+            <caption>
+              Keys ({data.total}
+              {data.total > data.items.length && `, the ${data.items.length} newest shown`})
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Status</th>
+                {canManage && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((key) => (
+                <KeyRow
+                  key={key.id}
+                  mcpKey={key}
+                  createdBy={creatorOf(key.created_by)}
+                  canManage={canManage}
+                />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </QueryStates>
     </section>
   );
 }

@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { fetchMembers, MEMBERS_KEY, type Member } from '../../api/members';
 import { useRole } from '../../session/use-role';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { Empty, QueryStates } from '../../ui/states';
 import { InviteForm } from './invite-form';
 import { InvitationRow, MemberRow } from './member-rows';
 
@@ -26,65 +25,63 @@ export function MembersScreen() {
   return (
     <section aria-labelledby="screen-title">
       <h1 id="screen-title">Members</h1>
-      {members.isPending ? (
-        <Loading what="members" />
-      ) : members.isError ? (
-        <Problem error={members.error} onRetry={() => void members.refetch()} />
-      ) : (
-        <>
-          {canListMembers && <InviteForm actor={role as Member['role']} />}
-          <table className="plain-table">
-            <caption>Members ({joined.length})</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {joined.map((member) => (
-                <MemberRow
-                  key={member.userId}
-                  member={member}
-                  actor={role as Member['role']}
-                  isSelf={member.userId === userId}
-                  activeOwners={activeOwners}
-                />
-              ))}
-            </tbody>
-          </table>
-          <h2>Pending invitations</h2>
-          {invited.length === 0 ? (
-            <Empty>
-              <p>No pending invitations. Invite someone by email above.</p>
-            </Empty>
-          ) : (
+      <QueryStates query={members} what="members">
+        {() => (
+          <>
+            {canListMembers && <InviteForm actor={role as Member['role']} />}
             <table className="plain-table">
-              <caption className="visually-hidden">Pending invitations</caption>
+              <caption>Members ({joined.length})</caption>
               <thead>
                 <tr>
+                  <th scope="col">Name</th>
                   <th scope="col">Email</th>
                   <th scope="col">Role</th>
-                  <th scope="col">Invited</th>
+                  <th scope="col">Status</th>
                   <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
-                {invited.map((invitation) => (
-                  <InvitationRow
-                    key={invitation.invitationId}
-                    invitation={invitation}
+                {joined.map((member) => (
+                  <MemberRow
+                    key={member.userId}
+                    member={member}
                     actor={role as Member['role']}
+                    isSelf={member.userId === userId}
+                    activeOwners={activeOwners}
                   />
                 ))}
               </tbody>
             </table>
-          )}
-        </>
-      )}
+            <h2>Pending invitations</h2>
+            {invited.length === 0 ? (
+              <Empty>
+                <p>No pending invitations. Invite someone by email above.</p>
+              </Empty>
+            ) : (
+              <table className="plain-table">
+                <caption className="visually-hidden">Pending invitations</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Invited</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {invited.map((invitation) => (
+                    <InvitationRow
+                      key={invitation.invitationId}
+                      invitation={invitation}
+                      actor={role as Member['role']}
+                    />
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </>
+        )}
+      </QueryStates>
     </section>
   );
 }

@@ -2,8 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { fetchProduct, type Product } from '../../api/products';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { dateTime } from '../../ui/date-time';
 
 const FIELDS: Array<[keyof Product, string]> = [
@@ -33,20 +32,18 @@ export function ProductDetail() {
       <h2 id="product-title" ref={heading} tabIndex={-1}>
         {product.data ? (product.data.name ?? product.data.sku) : 'Product'}
       </h2>
-      {product.isPending ? (
-        <Loading what="the product" />
-      ) : product.isError ? (
-        <Problem error={product.error} onRetry={() => void product.refetch()} />
-      ) : (
-        <dl>
-          {FIELDS.map(([field, label]) => (
-            <div key={field}>
-              <dt>{label}</dt>
-              <dd>{show(field, product.data[field])}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
+      <QueryStates query={product} what="the product">
+        {(data) => (
+          <dl>
+            {FIELDS.map(([field, label]) => (
+              <div key={field}>
+                <dt>{label}</dt>
+                <dd>{show(field, data[field])}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </QueryStates>
       <Link to="/products">Close</Link>
     </aside>
   );

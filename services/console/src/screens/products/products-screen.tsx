@@ -3,8 +3,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { Outlet } from 'react-router';
 import type { ProductSortColumn } from '../../api/products';
 import { DataTable } from '../../ui/data-table';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { PRODUCT_COLUMNS } from './product-columns';
 import { useProducts } from './use-products';
 
@@ -32,32 +31,33 @@ export function ProductsScreen() {
       <h1 id="screen-title">Products</h1>
       <div className="records-body">
         <div className="records-list" aria-busy={products.isFetching}>
-          {products.isPending ? (
-            <Loading what="products" />
-          ) : products.isError ? (
-            <Problem error={products.error} onRetry={() => void products.refetch()} />
-          ) : rows.length === 0 ? (
-            <Empty>
+          <QueryStates
+            query={products}
+            what="products"
+            isEmpty={() => rows.length === 0}
+            empty={
               <p>No products yet. They arrive through MCP's ingest_products or a migration.</p>
-            </Empty>
-          ) : (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {total} products shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Products list"
-                rows={rows}
-                columns={PRODUCT_COLUMNS}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
-          )}
+            }
+          >
+            {() => (
+              <>
+                <p role="status" className="muted">
+                  {rows.length} of {total} products shown
+                  {isFetchingNextPage ? ', loading more…' : ''}
+                </p>
+                <DataTable
+                  label="Products list"
+                  rows={rows}
+                  columns={PRODUCT_COLUMNS}
+                  total={total}
+                  sorting={sorting}
+                  onSortingChange={setSorting}
+                  hasMore={Boolean(hasNextPage)}
+                  loadMore={loadMore}
+                />
+              </>
+            )}
+          </QueryStates>
         </div>
         <Outlet />
       </div>

@@ -2,8 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import { eventTypesMatching } from '../../../../../libs/shared/src/automation/workflow-rules';
 import type { PlatformEvent } from '../../api/events';
 import { dateTime } from '../../ui/date-time';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { useRecentEvents } from './use-workflows';
 
 /** How an event reads in the list: type, record and time. */
@@ -54,41 +53,42 @@ export function RecentEventPicker({
           Only events the trigger matches (<code>{trigger}</code>)
         </label>
       </div>
-      {events.isPending ? (
-        <Loading what="recent events" />
-      ) : events.isError ? (
-        <Problem error={events.error} onRetry={() => void events.refetch()} />
-      ) : shown.length === 0 ? (
-        <Empty>
+      <QueryStates
+        query={events}
+        what="recent events"
+        isEmpty={() => shown.length === 0}
+        empty={
           <p>
             {narrowed ? `No recent events the trigger ${trigger} matches` : 'No recent events'}
             {events.hasNextPage
               ? ' among the newest read: older ones may match.'
               : '. Creating or changing a record, a form submission or a webhook delivery records one.'}
           </p>
-        </Empty>
-      ) : (
-        <div className="field">
-          <label htmlFor={`${id}-event`}>Event to run on (newest first)</label>
-          <select
-            id={`${id}-event`}
-            value={picked?.id ?? ''}
-            onChange={(e) => onPick(e.target.value)}
-          >
-            {shown.map((event) => (
-              <option key={event.id} value={event.id}>
-                {describeEvent(event)}
-              </option>
-            ))}
-          </select>
-          {picked && (
-            <details>
-              <summary>Payload of the picked event</summary>
-              <pre>{JSON.stringify(picked.data, null, 2)}</pre>
-            </details>
-          )}
-        </div>
-      )}
+        }
+      >
+        {() => (
+          <div className="field">
+            <label htmlFor={`${id}-event`}>Event to run on (newest first)</label>
+            <select
+              id={`${id}-event`}
+              value={picked?.id ?? ''}
+              onChange={(e) => onPick(e.target.value)}
+            >
+              {shown.map((event) => (
+                <option key={event.id} value={event.id}>
+                  {describeEvent(event)}
+                </option>
+              ))}
+            </select>
+            {picked && (
+              <details>
+                <summary>Payload of the picked event</summary>
+                <pre>{JSON.stringify(picked.data, null, 2)}</pre>
+              </details>
+            )}
+          </div>
+        )}
+      </QueryStates>
       {!events.isPending && !events.isError && events.hasNextPage && (
         <button
           type="button"

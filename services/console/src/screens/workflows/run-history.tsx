@@ -1,8 +1,7 @@
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import type { RunFilter, RunStatus as Status } from '../../api/workflows';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { RunStatus } from './run-status';
 import { useRuns } from './use-workflows';
 
@@ -54,71 +53,72 @@ export function RunHistory({ workflowId }: { workflowId?: string }) {
         />
       </fieldset>
       <div aria-busy={runs.isFetching}>
-        {runs.isPending ? (
-          <Loading what="runs" />
-        ) : runs.isError ? (
-          <Problem error={runs.error} onRetry={() => void runs.refetch()} />
-        ) : rows.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={runs}
+          what="runs"
+          isEmpty={() => rows.length === 0}
+          empty={
             <p>
               {status || from || to
                 ? 'No runs match these filters.'
                 : 'No runs yet: a workflow runs when its event happens, or on a test run.'}
             </p>
-          </Empty>
-        ) : (
-          <div className="table-wrap">
-            <p role="status" className="muted">
-              {rows.length} of {total?.totalExact ? total.total : `${total?.total}+`} runs shown
-            </p>
-            <table>
-              <caption className="visually-hidden">Runs</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  {!workflowId && <th scope="col">Workflow</th>}
-                  <th scope="col">Status</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Record</th>
-                  <th scope="col">Kind</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((run) => (
-                  <tr key={run.id}>
-                    <td>
-                      <Link to={`/workflows/runs/${run.id}`}>
-                        {new Date(run.started_at).toLocaleString()}
-                      </Link>
-                    </td>
-                    {!workflowId && (
-                      <td>
-                        <Link to={`/workflows/${run.workflow_id}`}>{run.workflow_name}</Link>
-                      </td>
-                    )}
-                    <td>
-                      <RunStatus status={run.status} />
-                    </td>
-                    <td>
-                      <code>{run.event_type}</code>
-                    </td>
-                    <td>{run.record_id}</td>
-                    <td>{run.replay_of ? 'Replay' : run.is_test ? 'Test run' : 'Event'}</td>
+          }
+        >
+          {() => (
+            <div className="table-wrap">
+              <p role="status" className="muted">
+                {rows.length} of {total?.totalExact ? total.total : `${total?.total}+`} runs shown
+              </p>
+              <table>
+                <caption className="visually-hidden">Runs</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Started</th>
+                    {!workflowId && <th scope="col">Workflow</th>}
+                    <th scope="col">Status</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Record</th>
+                    <th scope="col">Kind</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-            {runs.hasNextPage && (
-              <button
-                type="button"
-                disabled={runs.isFetchingNextPage}
-                onClick={() => void runs.fetchNextPage()}
-              >
-                Load more runs
-              </button>
-            )}
-          </div>
-        )}
+                </thead>
+                <tbody>
+                  {rows.map((run) => (
+                    <tr key={run.id}>
+                      <td>
+                        <Link to={`/workflows/runs/${run.id}`}>
+                          {new Date(run.started_at).toLocaleString()}
+                        </Link>
+                      </td>
+                      {!workflowId && (
+                        <td>
+                          <Link to={`/workflows/${run.workflow_id}`}>{run.workflow_name}</Link>
+                        </td>
+                      )}
+                      <td>
+                        <RunStatus status={run.status} />
+                      </td>
+                      <td>
+                        <code>{run.event_type}</code>
+                      </td>
+                      <td>{run.record_id}</td>
+                      <td>{run.replay_of ? 'Replay' : run.is_test ? 'Test run' : 'Event'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {runs.hasNextPage && (
+                <button
+                  type="button"
+                  disabled={runs.isFetchingNextPage}
+                  onClick={() => void runs.fetchNextPage()}
+                >
+                  Load more runs
+                </button>
+              )}
+            </div>
+          )}
+        </QueryStates>
       </div>
     </div>
   );

@@ -3,8 +3,7 @@ import { Link, useParams } from 'react-router';
 import type { RunWithSteps } from '../../api/workflows';
 import { useRole } from '../../session/use-role';
 import { describeError } from '../../ui/describe-error';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { RunStatus } from './run-status';
 import { RunSteps } from './run-steps';
 import { useReplay, useRun } from './use-workflows';
@@ -19,13 +18,9 @@ export function RunPage() {
         <Link to="/workflows/runs">Back to the run history</Link>
       </p>
       <h1 id="screen-title">Run</h1>
-      {run.isPending ? (
-        <Loading what="the run" />
-      ) : run.isError ? (
-        <Problem error={run.error} onRetry={() => void run.refetch()} />
-      ) : (
-        <RunDetail run={run.data} />
-      )}
+      <QueryStates query={run} what="the run">
+        {(data) => <RunDetail run={data} />}
+      </QueryStates>
     </section>
   );
 }

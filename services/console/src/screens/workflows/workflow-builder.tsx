@@ -10,8 +10,7 @@ import type { Workflow } from '../../api/workflows';
 import { useRole } from '../../session/use-role';
 import { describeError } from '../../ui/describe-error';
 import { Field, SelectField } from '../../ui/field';
-import { Problem } from '../../ui/problem';
-import { Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import {
   builderResolver,
   NEW_CONDITION,
@@ -44,12 +43,12 @@ export function WorkflowBuilderScreen() {
     );
   } else if (!workflowId) {
     body = <Builder />;
-  } else if (workflow.isPending) {
-    body = <Loading what="the workflow" />;
-  } else if (workflow.isError) {
-    body = <Problem error={workflow.error} onRetry={() => void workflow.refetch()} />;
   } else {
-    body = <Builder workflow={workflow.data} />;
+    body = (
+      <QueryStates query={workflow} what="the workflow">
+        {(data) => <Builder workflow={data} />}
+      </QueryStates>
+    );
   }
   return (
     <section aria-labelledby="screen-title">

@@ -1,8 +1,7 @@
 import { Link } from 'react-router';
 import type { Workflow } from '../../api/workflows';
 import { useRole } from '../../session/use-role';
-import { Problem } from '../../ui/problem';
-import { Empty, Loading } from '../../ui/states';
+import { QueryStates } from '../../ui/states';
 import { RunStatus } from './run-status';
 import { useLastRun, useWorkflows } from './use-workflows';
 
@@ -23,49 +22,50 @@ export function WorkflowsScreen() {
         )}
       </div>
       <div aria-busy={workflows.isFetching}>
-        {workflows.isPending ? (
-          <Loading what="workflows" />
-        ) : workflows.isError ? (
-          <Problem error={workflows.error} onRetry={() => void workflows.refetch()} />
-        ) : rows.length === 0 ? (
-          <Empty>
+        <QueryStates
+          query={workflows}
+          what="workflows"
+          isEmpty={() => rows.length === 0}
+          empty={
             <p>
               No workflows yet.{' '}
               {canWrite
                 ? 'Create one with New workflow: pick an event, then the webhooks to call.'
                 : 'An owner, admin or member of the tenant can create one.'}
             </p>
-          </Empty>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Workflows list</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Nodes</th>
-                  <th scope="col">Enabled</th>
-                  <th scope="col">Last run</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((workflow) => (
-                  <WorkflowRow key={workflow.id} workflow={workflow} />
-                ))}
-              </tbody>
-            </table>
-            {workflows.hasNextPage && (
-              <button
-                type="button"
-                disabled={workflows.isFetchingNextPage}
-                onClick={() => void workflows.fetchNextPage()}
-              >
-                Load more workflows
-              </button>
-            )}
-          </div>
-        )}
+          }
+        >
+          {() => (
+            <div className="table-wrap">
+              <table>
+                <caption className="visually-hidden">Workflows list</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Trigger</th>
+                    <th scope="col">Nodes</th>
+                    <th scope="col">Enabled</th>
+                    <th scope="col">Last run</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((workflow) => (
+                    <WorkflowRow key={workflow.id} workflow={workflow} />
+                  ))}
+                </tbody>
+              </table>
+              {workflows.hasNextPage && (
+                <button
+                  type="button"
+                  disabled={workflows.isFetchingNextPage}
+                  onClick={() => void workflows.fetchNextPage()}
+                >
+                  Load more workflows
+                </button>
+              )}
+            </div>
+          )}
+        </QueryStates>
       </div>
     </section>
   );
