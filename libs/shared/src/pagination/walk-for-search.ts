@@ -42,7 +42,12 @@ export async function walkForSearch<DB, TB extends keyof DB, O>(
   },
 ): Promise<Walked<O> | undefined> {
   const order = sql.raw(walk.order);
+  // The walk keeps what it needs of each row (id, sort key, match, place) and reads the page's
+  // full rows by id afterwards: carrying every column of 2,500 rows through the walk cost
+  // about 40% of it (13.7 against 8 ms at 1,000,000 contacts).
   let walked = query
+    .clearSelect()
+    .select(sql<string>`${walk.tiebreak}`.as('__id'))
     .select(sql<string | null>`(${walk.key.expression})::text`.as('__key'))
     .select(walk.search.as('__match'))
     .select(
@@ -55,22 +60,21 @@ export async function walkForSearch<DB, TB extends keyof DB, O>(
     .orderBy(walk.key.expression, walk.order)
     .orderBy(walk.tiebreak, walk.order)
     .limit(WALK_ROWS);
+  const hit = query.where(sql<boolean>`${walk.tiebreak} = hits.__id`);
   // MATERIALIZED: the walk is read three times and must be the same rows each time.
-  const { rows } = await sql<
-    O & { __key: string | null; __match: boolean; __n: number; __walked: string; __matched: string }
-  >`
-    WITH walked AS MATERIALIZED (${walked})
-    SELECT *, (SELECT count(*) FROM walked) AS __walked,
+  const { rows } = await sql<O & { __key: string | null; __walked: string; __matched: string }>`
+    WITH walked AS MATERIALIZED (${walked}),
+    hits AS MATERIALIZED (SELECT * FROM walked WHERE __match ORDER BY __n LIMIT ${walk.wanted})
+    SELECT r.*, hits.__key, (SELECT count(*) FROM walked) AS __walked,
            (SELECT count(*) FROM walked WHERE __match) AS __matched
-      FROM walked WHERE __match ORDER BY __n LIMIT ${walk.wanted}`.execute(executor);
+      FROM hits CROSS JOIN LATERAL (${hit}) r
+     ORDER BY hits.__n`.execute(executor);
   if (rows.length === 0) return undefined;
   const exhausted = Number(rows[0].__walked) < WALK_ROWS;
   if (rows.length < walk.wanted && !exhausted) return undefined;
   const matched = Number(rows[0].__matched);
   return {
-    rows: rows.map(
-      ({ __match: _m, __walked: _w, __matched: _c, ...row }) => row,
-    ) as Walked<O>['rows'],
+    rows: rows.map(({ __walked: _w, __matched: _c, ...row }) => row) as Walked<O>['rows'],
     matched,
     exhausted,
   };
