@@ -12,7 +12,7 @@ import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findMessagingAccount } from '../../tenancy/cross-tenant-lookups';
 import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
-import type { MessagingChange, StatusUpdate } from './payload';
+import type { MessagingChange, StatusUpdate } from './messaging-payload';
 
 const CHANNEL = 'messaging';
 
