@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'svix';
-import { EMAIL_TOLERANCE_SECONDS, verifyEmailSignature } from '../src/providers/email/verify';
+import {
+  EMAIL_TOLERANCE_SECONDS,
+  verifyEmailSignature,
+} from '../src/providers/email/email-signature';
 
 /**
  * The email receiver's pure verify: the Standard Webhooks / Svix

@@ -3,8 +3,8 @@ import { withSystemScope } from '@crm/shared/db';
 import { sessionClient, tenantRows, tenantSession, testDb } from '@crm/test-kit';
 import request from 'supertest';
 import { TEST_PUBLIC_BASE_URL, testSecretBox, useReceiverStack } from './support/receiver-stack';
-import { normaliseShopDomain } from '../src/providers/storefront-a/payload';
-import { normaliseSourceUrl } from '../src/providers/storefront-b/payload';
+import { normaliseShopDomain } from '../src/providers/storefront-a/storefront-a-payload';
+import { normaliseSourceUrl } from '../src/providers/storefront-b/storefront-b-payload';
 import { findStorefrontClaims } from '../src/tenancy/cross-tenant-lookups';
 
 /**

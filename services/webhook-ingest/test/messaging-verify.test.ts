@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { answerHandshake } from '../src/providers/messaging/handshake';
-import { verify } from '../src/providers/messaging/verify';
+import { verify } from '../src/providers/messaging/messaging-signature';
 
 /**
  * Unit tests of the messaging receiver's pure checks: the `x-hub-signature-256` verification

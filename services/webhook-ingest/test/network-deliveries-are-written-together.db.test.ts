@@ -16,7 +16,7 @@ import {
   handleNetworkBatch,
   handleNetworkBatches,
   type NetworkOutcome,
-} from '../src/providers/network/handle';
+} from '../src/providers/network/network-delivery';
 
 /*
  * Group commit of network deliveries: concurrent deliveries are written in

@@ -1,5 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { NETWORK_TOLERANCE_SECONDS, verifyNetworkSignature } from '../src/providers/network/verify';
+import {
+  NETWORK_TOLERANCE_SECONDS,
+  verifyNetworkSignature,
+} from '../src/providers/network/network-signature';
 
 /**
  * The network receiver's pure verify (specified): HMAC-SHA256 over

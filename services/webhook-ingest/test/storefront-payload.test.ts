@@ -4,13 +4,13 @@ import {
   readStorefrontACustomer,
   readStorefrontAOrder,
   readStorefrontAVersion,
-} from '../src/providers/storefront-a/payload';
+} from '../src/providers/storefront-a/storefront-a-payload';
 import {
   normaliseSourceUrl,
   readStorefrontBCustomer,
   readStorefrontBOrder,
   readStorefrontBVersion,
-} from '../src/providers/storefront-b/payload';
+} from '../src/providers/storefront-b/storefront-b-payload';
 import { parseJsonBody } from '@crm/shared/inbound';
 
 /**

@@ -1,7 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { verifyStorefrontA } from '../src/providers/storefront-a/verify';
-import { isStorefrontBPing, verifyStorefrontB } from '../src/providers/storefront-b/verify';
+import { verifyStorefrontA } from '../src/providers/storefront-a/storefront-a-signature';
+import {
+  isStorefrontBPing,
+  verifyStorefrontB,
+} from '../src/providers/storefront-b/storefront-b-signature';
 import type { Verification } from '@crm/shared/inbound';
 
 /**

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { verify as verifyBilling } from '../src/providers/billing/verify';
+import { verify as verifyBilling } from '../src/providers/billing/billing-signature';
 import {
   STRIPE_TOLERANCE_SECONDS,
   verifyStripeSignature,

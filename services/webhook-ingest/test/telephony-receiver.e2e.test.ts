@@ -12,7 +12,7 @@ import request from 'supertest';
 import { getExpectedTwilioSignature } from 'twilio/lib/webhooks/webhooks';
 import { recordDelivery } from '../src/ledger/record-delivery';
 import { readCallUpdate } from '../src/providers/telephony/call-params';
-import { handleCallDelivery } from '../src/providers/telephony/handle';
+import { handleCallDelivery } from '../src/providers/telephony/telephony-delivery';
 import { TEST_PUBLIC_BASE_URL, useReceiverStack } from './support/receiver-stack';
 
 /**

@@ -1,7 +1,10 @@
 import { getExpectedTwilioSignature, validateRequest } from 'twilio/lib/webhooks/webhooks';
 import { parseFormParams } from '../src/providers/telephony/form-params';
-import { expectedSignature, signedUrlCandidates } from '../src/providers/telephony/signature';
-import { verify } from '../src/providers/telephony/verify';
+import {
+  expectedSignature,
+  signedUrlCandidates,
+} from '../src/providers/telephony/twilio-signature';
+import { verify } from '../src/providers/telephony/telephony-signature';
 
 /**
  * Unit tests of the telephony receiver's Twilio-scheme verification, against the `twilio`

@@ -13,13 +13,18 @@ export const canManageIntegrations = requireRole('owner', 'admin');
 
 const uuid = z.uuid();
 
+/** Whether `value` is a uuid: only one can name a row (anything else never reaches Postgres). */
+export function isUuid(value: string): boolean {
+  return uuid.safeParse(value).success;
+}
+
 /**
  * The `:id` of a route. Something that is not a uuid cannot name a row, so it is a 404 like an
  * unknown id (and never reaches Postgres as a cast error).
  */
 export function idParam(req: Request, notFoundMessage: string): string {
   const id = req.params.id;
-  if (typeof id !== 'string' || !uuid.safeParse(id).success) throw errors.notFound(notFoundMessage);
+  if (typeof id !== 'string' || !isUuid(id)) throw errors.notFound(notFoundMessage);
   return id;
 }
 

@@ -1,6 +1,5 @@
 import { withTenant } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
-import { z } from 'zod';
 import { NotRoutedToTenant, type Outcome, type Recorded } from '../ledger/record-delivery';
 import type { StoredDelivery } from '../ledger/stored-delivery';
 import { replayBillingDelivery } from '../providers/billing/billing.routes';
@@ -14,11 +13,11 @@ import { STOREFRONT_B_SCHEME } from '../providers/storefront-b/storefront-b.rout
 import { replayStorefrontDelivery } from '../providers/storefront-shared/storefront-receiver';
 import { replayTelephonyDelivery } from '../providers/telephony/telephony.routes';
 import type { ReceiverContext } from '../receivers/receiver-context';
-import { findDeliveryConnection } from './inbound-events.repository';
+import { isUuid } from './admin-rules';
+import { tenantRows } from './tenant-resource.repository';
 
 const STOREFRONT_SCHEMES = { storefront_a: STOREFRONT_A_SCHEME, storefront_b: STOREFRONT_B_SCHEME };
 const PAYMENTS_PREFIX = 'payments_';
-const uuid = z.uuid();
 
 type Replay = (
   ctx: ReceiverContext,
@@ -96,9 +95,10 @@ async function replayConnectionDelivery(
   const connectionId = stored.delivery_id.split(':', 1)[0];
   const table =
     stored.provider in STOREFRONT_SCHEMES ? 'storefront_connections' : 'payment_connections';
-  const connection = uuid.safeParse(connectionId).success
+  // The tenant's own connection only: another tenant's id finds nothing under its RLS scope.
+  const connection = isUuid(connectionId)
     ? await withTenant(ctx.db, tenantId, (trx) =>
-        findDeliveryConnection(trx, tenantId, table, connectionId),
+        tenantRows(trx, { table, columns: ['id'] }, tenantId, connectionId).executeTakeFirst(),
       )
     : undefined;
   if (!connection) {

@@ -74,21 +74,3 @@ export function findInboundEvent(trx: Trx, tenantId: string, id: string) {
     .where('id', '=', id)
     .executeTakeFirst();
 }
-
-/**
- * The tenant's storefront or payment connection a stored delivery came through (its ledger key
- * starts with the connection id); undefined when the tenant has no such connection any more.
- */
-export function findDeliveryConnection(
-  trx: Trx,
-  tenantId: string,
-  table: 'storefront_connections' | 'payment_connections',
-  id: string,
-) {
-  return trx
-    .selectFrom(table)
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}

@@ -20,24 +20,3 @@ export function insertPaymentConnection(
     .returning([...COLUMNS])
     .executeTakeFirstOrThrow();
 }
-
-/** Changes what is given; the connection, or undefined when the tenant has none with this id. */
-export function updatePaymentConnection(
-  trx: Trx,
-  tenantId: string,
-  id: string,
-  change: { name?: string | null; webhookSecretCiphertext?: string },
-) {
-  return trx
-    .updateTable('payment_connections')
-    .set({
-      ...(change.name !== undefined && { name: change.name }),
-      ...(change.webhookSecretCiphertext !== undefined && {
-        webhook_secret_ciphertext: change.webhookSecretCiphertext,
-      }),
-    })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returning([...COLUMNS])
-    .executeTakeFirst();
-}

@@ -4,13 +4,9 @@ import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { canManageIntegrations, idParam } from './admin-rules';
-import {
-  COLUMNS,
-  insertPaymentConnection,
-  SORTABLE,
-  updatePaymentConnection,
-} from './payment-connections.repository';
+import { COLUMNS, insertPaymentConnection, SORTABLE } from './payment-connections.repository';
 import { createSchema, filtersSchema, updateSchema } from './payment-connections.schema';
+import { updateConnection } from './tenant-resource.repository';
 import { tenantResourceRoutes } from './tenant-resource.routes';
 
 const NOT_FOUND = 'Payment connection not found';
@@ -67,7 +63,7 @@ export function paymentConnectionRoutes(ctx: ReceiverContext): Router {
     const id = idParam(req, NOT_FOUND);
     const change = validate(updateSchema, req.body, 'payment connection change');
     const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      updatePaymentConnection(trx, tenantId, id, {
+      updateConnection(trx, { table: 'payment_connections', columns: COLUMNS }, tenantId, id, {
         name: change.name,
         webhookSecretCiphertext:
           change.webhookSecret === undefined ? undefined : ctx.secrets.seal(change.webhookSecret),

@@ -1,5 +1,5 @@
-import { normaliseShopDomain } from '../providers/storefront-a/payload';
-import { normaliseSourceUrl } from '../providers/storefront-b/payload';
+import { normaliseShopDomain } from '../providers/storefront-a/storefront-a-payload';
+import { normaliseSourceUrl } from '../providers/storefront-b/storefront-b-payload';
 
 /**
  * A storefront connection's `shop_identifier` is stored exactly as the receivers normalise

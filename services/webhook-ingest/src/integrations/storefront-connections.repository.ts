@@ -38,27 +38,3 @@ export function insertStorefrontConnection(
     .returning([...COLUMNS])
     .executeTakeFirst();
 }
-
-/**
- * Changes what is given (`webhookSecretCiphertext: null` clears the secret); the connection,
- * or undefined when the tenant has none with this id.
- */
-export function updateStorefrontConnection(
-  trx: Trx,
-  tenantId: string,
-  id: string,
-  change: { name?: string | null; webhookSecretCiphertext?: string | null },
-) {
-  return trx
-    .updateTable('storefront_connections')
-    .set({
-      ...(change.name !== undefined && { name: change.name }),
-      ...(change.webhookSecretCiphertext !== undefined && {
-        webhook_secret_ciphertext: change.webhookSecretCiphertext,
-      }),
-    })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .returning([...COLUMNS])
-    .executeTakeFirst();
-}

@@ -5,18 +5,14 @@ import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { alreadyConnected, canManageIntegrations, idParam } from './admin-rules';
 import { storefrontStatus } from './claim-proof';
-import {
-  COLUMNS,
-  insertStorefrontConnection,
-  SORTABLE,
-  updateStorefrontConnection,
-} from './storefront-connections.repository';
+import { COLUMNS, insertStorefrontConnection, SORTABLE } from './storefront-connections.repository';
 import {
   createSchema,
   filtersSchema,
   updateSchema,
   type Platform,
 } from './storefront-connections.schema';
+import { updateConnection } from './tenant-resource.repository';
 import { tenantResourceRoutes } from './tenant-resource.routes';
 
 const NOT_FOUND = 'Storefront connection not found';
@@ -79,7 +75,7 @@ export function storefrontConnectionRoutes(ctx: ReceiverContext): Router {
     const id = idParam(req, NOT_FOUND);
     const change = validate(updateSchema, req.body, 'storefront connection change');
     const connection = await withTenant(ctx.db, tenantId, (trx) =>
-      updateStorefrontConnection(trx, tenantId, id, {
+      updateConnection(trx, { table: 'storefront_connections', columns: COLUMNS }, tenantId, id, {
         name: change.name,
         // null clears the secret: deliveries are then accepted unverified again.
         webhookSecretCiphertext:

@@ -1,5 +1,11 @@
 import type { Database, Trx } from '@crm/shared/db';
-import type { SelectExpression, Selection, SelectQueryBuilder } from 'kysely';
+import type {
+  SelectExpression,
+  Selection,
+  SelectQueryBuilder,
+  UpdateQueryBuilder,
+  UpdateResult,
+} from 'kysely';
 
 /** The connection tables under /api/integrations: rows of one tenant each, keyed by a uuid `id`. */
 export type ConnectionTable =
@@ -8,6 +14,9 @@ export type ConnectionTable =
   | 'telephony_numbers'
   | 'storefront_connections'
   | 'payment_connections';
+
+/** The connection tables whose rows hold a display name and a sealed webhook secret. */
+export type SecretConnectionTable = 'storefront_connections' | 'payment_connections';
 
 /** A row of `T` as `columns` select it. */
 export type RowOf<T extends ConnectionTable, SE> = Selection<Database, T, SE>;
@@ -41,5 +50,42 @@ export function deleteTenantRow(trx: Trx, table: ConnectionTable, tenantId: stri
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .returning('id')
+    .executeTakeFirst();
+}
+
+/**
+ * Changes what is given of the tenant's connection `id`: its name, its sealed webhook secret
+ * (null clears a storefront connection's: a payment connection's column cannot hold null).
+ * The connection as `columns` select it, or undefined when the tenant has none with this id.
+ */
+export function updateConnection<
+  T extends SecretConnectionTable,
+  SE extends SelectExpression<Database, T>,
+>(
+  trx: Trx,
+  { table, columns }: { table: T; columns: readonly SE[] },
+  tenantId: string,
+  id: string,
+  change: {
+    name?: string | null;
+    webhookSecretCiphertext?: Database[T]['webhook_secret_ciphertext'];
+  },
+): Promise<RowOf<T, SE> | undefined> {
+  // Typed against the union, as in tenantRows().
+  const union: SecretConnectionTable = table;
+  const update = trx
+    .updateTable(union)
+    .set({
+      ...(change.name !== undefined && { name: change.name }),
+      ...(change.webhookSecretCiphertext !== undefined && {
+        webhook_secret_ciphertext: change.webhookSecretCiphertext,
+      }),
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id);
+  // The one cast, as in tenantRows(): back to the caller's table T, so that `columns` and the
+  // row type are checked against T's own columns.
+  return (update as unknown as UpdateQueryBuilder<Database, T, T, UpdateResult>)
+    .returning(columns)
     .executeTakeFirst();
 }

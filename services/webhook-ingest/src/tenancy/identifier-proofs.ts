@@ -1,7 +1,8 @@
 /**
  * webhook-ingest's cross-tenant reads and writes of identifier claims (docs/integrations.md,
  * Proving an identifier), beside the lookups of cross-tenant-lookups.ts and under the same
- * rule: each takes a transaction in the system scope and touches only what it names.
+ * rule: each takes a transaction in the system scope and touches only what it names. Their
+ * SQL is in identifier-proofs.repository.ts; what proving a claim means is here.
  *
  * A messaging number, network account or telephony number is signed for with one
  * platform-wide secret, so a verified delivery proves the provider sent it, never which
@@ -10,15 +11,11 @@
  * names an identifier claimed but not proven is held.
  */
 import type { Trx } from '@crm/shared/db';
-import { sql } from 'kysely';
-
-/** The claim tables of the platform-wide-secret providers and the identifier each holds. */
-export const CLAIMED_IDENTIFIER = {
-  messaging_accounts: 'phone_number_id',
-  network_accounts: 'external_account_id',
-  telephony_numbers: 'phone_number',
-} as const;
-export type ClaimTable = keyof typeof CLAIMED_IDENTIFIER;
+import {
+  lockClaimByToken,
+  makeClaimTheProvenOne,
+  type ClaimTable,
+} from './identifier-proofs.repository';
 
 /** A proof token as the claims table generates it: 64 lower-case hex digits. */
 const PROOF_TOKEN = /^[0-9a-f]{64}$/;
@@ -31,21 +28,6 @@ const PROOF_TOKEN = /^[0-9a-f]{64}$/;
 export function proofTokenOf(query: Record<string, unknown>): string | undefined {
   const token = query.claim;
   return typeof token === 'string' && PROOF_TOKEN.test(token) ? token : undefined;
-}
-
-/** The identifiers among `values` that some tenant claims, proven or not. */
-export async function claimedIdentifiers(
-  trx: Trx,
-  table: ClaimTable,
-  values: string[],
-): Promise<Set<string>> {
-  const wanted = [...new Set(values)];
-  if (wanted.length === 0) return new Set();
-  const column = sql.ref(CLAIMED_IDENTIFIER[table]);
-  const { rows } = await sql<{ identifier: string }>`
-    SELECT DISTINCT ${column} AS identifier FROM ${sql.table(table)}
-     WHERE ${column} = ANY(${wanted})`.execute(trx);
-  return new Set(rows.map((row) => row.identifier));
 }
 
 /**
@@ -66,17 +48,9 @@ export async function proveClaim(
   proofToken: string,
 ): Promise<string | undefined> {
   if (identifiers.length === 0) return undefined;
-  const t = sql.table(table);
-  const column = sql.ref(CLAIMED_IDENTIFIER[table]);
-  const { rows } = await sql<{ id: string; identifier: string; proven: boolean }>`
-    SELECT id, ${column} AS identifier, proven_at IS NOT NULL AS proven FROM ${t}
-     WHERE proof_token = ${proofToken} AND ${column} = ANY(${[...new Set(identifiers)]})
-       FOR UPDATE`.execute(trx);
-  const claim = rows[0];
+  const claim = await lockClaimByToken(trx, table, identifiers, proofToken);
   if (!claim) return undefined;
   if (claim.proven) return claim.identifier;
-  await sql`UPDATE ${t} SET proven_at = NULL
-     WHERE ${column} = ${claim.identifier} AND proven_at IS NOT NULL`.execute(trx);
-  await sql`UPDATE ${t} SET proven_at = now() WHERE id = ${claim.id}`.execute(trx);
+  await makeClaimTheProvenOne(trx, table, claim);
   return claim.identifier;
 }

@@ -11,7 +11,7 @@ import { recordDelivery, type DeliveryScope, type Outcome } from '../../ledger/r
 import { deliveryOf, type StoredDelivery } from '../../ledger/stored-delivery';
 import { outcomeOf, receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
-import { handleSubscriptionChange } from './handle';
+import { handleSubscriptionChange } from './billing-delivery';
 import {
   isSubscriptionEvent,
   parseBillingEvent,
@@ -19,7 +19,7 @@ import {
   type BillingEvent,
   type SubscriptionChange,
 } from './subscription-change';
-import { verify } from './verify';
+import { verify } from './billing-signature';
 
 export const BILLING_PATH = '/api/webhooks/billing';
 

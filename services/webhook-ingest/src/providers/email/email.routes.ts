@@ -13,8 +13,8 @@ import {
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { parseEmailEvent } from './event';
-import { handleEmailEvent } from './handle';
-import { EMAIL_HEADERS, verifyEmailSignature } from './verify';
+import { handleEmailEvent } from './email-delivery';
+import { EMAIL_HEADERS, verifyEmailSignature } from './email-signature';
 
 export const EMAIL_PATH = '/api/webhooks/email';
 

@@ -12,10 +12,10 @@ import {
 import { receivedBody } from '../../receivers/received-body';
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { proofTokenOf } from '../../tenancy/identifier-proofs';
-import { handleMessagingDelivery } from './handle';
+import { handleMessagingDelivery } from './messaging-delivery';
 import { answerHandshake } from './handshake';
-import { readChanges } from './payload';
-import { verify } from './verify';
+import { readChanges } from './messaging-payload';
+import { verify } from './messaging-signature';
 
 export const MESSAGING_PATH = '/api/messaging/webhooks/cloud-api';
 const PROVIDER = 'messaging';

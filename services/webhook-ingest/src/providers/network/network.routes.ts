@@ -15,8 +15,8 @@ import {
 import type { ReceiverContext } from '../../receivers/receiver-context';
 import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { classifyBatch, type ClassifiedBatch } from './batch';
-import { handleNetworkBatch, handleNetworkBatches, type NetworkOutcome } from './handle';
-import { verifyNetworkSignature } from './verify';
+import { handleNetworkBatch, handleNetworkBatches, type NetworkOutcome } from './network-delivery';
+import { verifyNetworkSignature } from './network-signature';
 
 export const NETWORK_PATH = '/api/webhooks/network';
 

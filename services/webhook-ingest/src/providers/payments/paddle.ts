@@ -9,7 +9,7 @@ import {
   type Verification,
 } from '@crm/shared/inbound';
 import { amountFields } from './amounts';
-import { at, currencyCode, emailAddress, firstText, text } from './payload';
+import { at, currencyCode, emailAddress, firstText, text } from './payments-payload';
 import type { PaymentEvent, PaymentKind, PaymentProviderModule } from './payment-event';
 
 export const PADDLE_SIGNATURE_HEADER = 'Paddle-Signature';

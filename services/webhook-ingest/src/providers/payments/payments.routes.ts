@@ -9,7 +9,7 @@ import type { ReceiverContext } from '../../receivers/receiver-context';
 import { findPaymentConnection } from '../../tenancy/cross-tenant-lookups';
 import type { PaymentEvent, PaymentProvider } from './payment-event';
 import { isPaymentProvider, PAYMENT_PROVIDER_MODULES } from './providers';
-import { handlePayment, type PaymentConnection } from './handle';
+import { handlePayment, type PaymentConnection } from './payments-delivery';
 
 export const PAYMENTS_PATH = '/api/payments/webhook';
 

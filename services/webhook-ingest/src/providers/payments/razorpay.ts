@@ -1,6 +1,6 @@
 import { bodyDigestId, unprocessable, verifyBodyHmac } from '@crm/shared/inbound';
 import { amountFields } from './amounts';
-import { at, currencyCode, emailAddress, text } from './payload';
+import { at, currencyCode, emailAddress, text } from './payments-payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
 export const RAZORPAY_SIGNATURE_HEADER = 'X-Razorpay-Signature';

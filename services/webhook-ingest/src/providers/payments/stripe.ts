@@ -1,7 +1,7 @@
 import { headerValue, reject, unprocessable } from '@crm/shared/inbound';
 import { verifyStripeSignature } from '../billing/stripe-signature';
 import { amountFields } from './amounts';
-import { at, currencyCode, emailAddress, text } from './payload';
+import { at, currencyCode, emailAddress, text } from './payments-payload';
 import type { PaymentKind, PaymentProviderModule } from './payment-event';
 
 export const STRIPE_SIGNATURE_HEADER = 'Stripe-Signature';

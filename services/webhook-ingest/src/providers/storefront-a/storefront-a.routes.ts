@@ -10,8 +10,8 @@ import {
   readStorefrontAOrder,
   readStorefrontAVersion,
   STOREFRONT_A_TOPICS,
-} from './payload';
-import { verifyStorefrontA } from './verify';
+} from './storefront-a-payload';
+import { verifyStorefrontA } from './storefront-a-signature';
 
 /** What storefront A sends and how: the receiver's and a re-processing's. */
 export const STOREFRONT_A_SCHEME: StorefrontScheme = {

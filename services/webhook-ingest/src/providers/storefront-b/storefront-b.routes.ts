@@ -10,8 +10,8 @@ import {
   readStorefrontBOrder,
   readStorefrontBVersion,
   STOREFRONT_B_TOPICS,
-} from './payload';
-import { isStorefrontBPing, verifyStorefrontB } from './verify';
+} from './storefront-b-payload';
+import { isStorefrontBPing, verifyStorefrontB } from './storefront-b-signature';
 
 /** What storefront B sends and how: the receiver's and a re-processing's. */
 export const STOREFRONT_B_SCHEME: StorefrontScheme = {

@@ -31,7 +31,7 @@ export const email = z
 
 // Only the shape is checked here (not a decimal: 400). Whether it fits the column it is stored
 // in is checked before storing, against that column (an order total that does not fit is
-// recorded as not stored, 200, rather than refused: see handle.ts).
+// recorded as not stored, 200, rather than refused: see storefront-delivery.ts).
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 export const decimal = z
   .union([z.string().max(100), z.number()])

@@ -1,8 +1,8 @@
 import { upsertContactFillingBlanks } from '@crm/records';
 import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
-import { sql } from 'kysely';
 import type { OrderInput, StorefrontPlatform } from './storefront-event';
+import { findOrderId, upsertOrder } from './storefront.repository';
 
 export interface StoredRecord {
   id: string;
@@ -36,35 +36,10 @@ export async function storeOrder(
         connection.platform,
       )
     : null;
-  const { rows } = await sql<StoredRecord & { contact_id: string | null; total: string | null }>`
-    INSERT INTO commerce_orders AS o
-      (tenant_id, connection_id, external_order_id, order_number, email, contact_id, total, currency, status, payload)
-    VALUES (${connection.tenantId}, ${connection.connectionId}, ${order.externalOrderId},
-      ${order.orderNumber}, ${order.email}, ${contact?.id ?? null}, ${order.total}, ${order.currency},
-      ${order.status}, ${JSON.stringify(order.payload)}::jsonb)
-    ON CONFLICT (connection_id, external_order_id) DO UPDATE SET
-      order_number = EXCLUDED.order_number,
-      email = EXCLUDED.email,
-      contact_id = COALESCE(EXCLUDED.contact_id, o.contact_id),
-      total = EXCLUDED.total,
-      currency = EXCLUDED.currency,
-      status = EXCLUDED.status,
-      payload = EXCLUDED.payload,
-      updated_at = now()
-    WHERE (o.order_number, o.email, o.contact_id, o.total, o.currency, o.status, o.payload)
-      IS DISTINCT FROM (EXCLUDED.order_number, EXCLUDED.email,
-        COALESCE(EXCLUDED.contact_id, o.contact_id), EXCLUDED.total, EXCLUDED.currency,
-        EXCLUDED.status, EXCLUDED.payload)
-    RETURNING id, contact_id, total, (xmax = 0) AS created`.execute(trx);
-  const stored = rows[0];
+  const stored = await upsertOrder(trx, connection, order, contact?.id ?? null);
   if (!stored) {
-    const existing = await trx
-      .selectFrom('commerce_orders')
-      .select('id')
-      .where('connection_id', '=', connection.connectionId)
-      .where('external_order_id', '=', order.externalOrderId)
-      .executeTakeFirstOrThrow();
-    return { id: existing.id, created: false, changed: false };
+    const id = await findOrderId(trx, connection.connectionId, order.externalOrderId);
+    return { id, created: false, changed: false };
   }
   await writeEvent(trx, {
     type: stored.created ? 'order.created' : 'order.updated',

@@ -19,7 +19,7 @@ import {
   markStorefrontProven,
   type StorefrontClaim,
 } from '../../tenancy/cross-tenant-lookups';
-import { handleStorefrontEvent } from './handle';
+import { handleStorefrontEvent } from './storefront-delivery';
 import type { StorefrontConnectionRef } from './store-order';
 import { heldKeyPrefix, routeStorefrontDelivery } from './storefront-routing';
 import type {

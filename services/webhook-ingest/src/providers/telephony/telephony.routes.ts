@@ -13,8 +13,8 @@ import type { ReceiverContext } from '../../receivers/receiver-context';
 import { readCallUpdate, type CallUpdate } from './call-params';
 import { paramsAsJson, parseFormParams, storableParams, type FormParams } from './form-params';
 import { proofTokenOf } from '../../tenancy/identifier-proofs';
-import { handleCallDelivery } from './handle';
-import { verify } from './verify';
+import { handleCallDelivery } from './telephony-delivery';
+import { verify } from './telephony-signature';
 
 export const TELEPHONY_PATH = '/api/communications/webhooks';
 const PROVIDER = 'telephony';

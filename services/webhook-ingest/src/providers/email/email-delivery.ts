@@ -2,6 +2,7 @@ import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findEmailMessage } from '../../tenancy/cross-tenant-lookups';
+import { insertEmailActivity } from './email.repository';
 import type { EmailActivity, EmailEvent } from './event';
 
 /** The handler's ledger outcome plus the body the provider gets. */
@@ -66,34 +67,11 @@ async function storeActivity(
   message: OriginalMessage,
   activity: EmailActivity,
 ): Promise<string> {
-  const owner = { tenant_id: message.tenantId, message_id: message.messageId };
-  let row: { id: string };
-  let extra: Record<string, unknown> = {};
-  switch (activity.type) {
-    case 'email.opened':
-      row = await trx
-        .insertInto('email_opens')
-        .values({ ...owner, ...activity.columns })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      break;
-    case 'email.clicked':
-      row = await trx
-        .insertInto('email_clicks')
-        .values({ ...owner, ...activity.columns })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      extra = { target_url: activity.columns.target_url };
-      break;
-    case 'email.replied':
-      row = await trx
-        .insertInto('email_replies')
-        .values({ ...owner, ...activity.columns })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      extra = { from_email: activity.columns.from_email, snippet: activity.columns.snippet };
-      break;
-  }
+  const rowId = await insertEmailActivity(
+    trx,
+    { tenant_id: message.tenantId, message_id: message.messageId },
+    activity,
+  );
   await writeEvent(trx, {
     type: activity.type,
     tenant_id: message.tenantId,
@@ -101,10 +79,22 @@ async function storeActivity(
     data: {
       message_id: message.messageId,
       provider_message_id: message.providerMessageId,
-      activity_id: row.id,
+      activity_id: rowId,
       occurred_at: activity.columns.occurred_at?.toISOString() ?? null,
-      ...extra,
+      ...eventFields(activity),
     },
   });
-  return row.id;
+  return rowId;
+}
+
+/** What a click's or reply's event carries beyond every activity's fields. */
+function eventFields(activity: EmailActivity): Record<string, unknown> {
+  switch (activity.type) {
+    case 'email.opened':
+      return {};
+    case 'email.clicked':
+      return { target_url: activity.columns.target_url };
+    case 'email.replied':
+      return { from_email: activity.columns.from_email, snippet: activity.columns.snippet };
+  }
 }

@@ -2,7 +2,7 @@ import { safeEqual } from '@crm/shared/crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { accepted, headerValue, reject, type Verification } from '@crm/shared/inbound';
 import { parseFormParams } from './form-params';
-import { expectedSignature, signedUrlCandidates } from './signature';
+import { expectedSignature, signedUrlCandidates } from './twilio-signature';
 
 export const SIGNATURE_HEADER = 'x-telephony-signature';
 

@@ -2,6 +2,7 @@ import { findContactIdByEmail } from '@crm/records';
 import { writeEvent } from '@crm/shared/events';
 import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import type { NormalizedPayment, PaymentProvider } from './payment-event';
+import { insertPaymentEvent } from './payments.repository';
 
 export interface PaymentConnection {
   tenantId: string;
@@ -30,34 +31,18 @@ export async function handlePayment(
     const contactId = payment.email
       ? await findContactIdByEmail(trx, tenantId, payment.email)
       : undefined;
-    const stored = await trx
-      .insertInto('payment_events')
-      .values({
-        tenant_id: tenantId,
-        connection_id: connectionId,
-        provider,
-        external_event_id: payment.externalEventId,
-        provider_object_id: payment.objectId,
-        kind: payment.kind,
-        amount: payment.amount,
-        currency: payment.currency,
-        email: payment.email,
-        contact_id: contactId ?? null,
-        // From parseJsonBody: strings and keys already storable, depth bounded.
-        payload: JSON.stringify(payload),
-      })
-      // Either unique key: (connection_id, external_event_id) or, where there is an object id,
-      // (tenant_id, provider, kind, provider_object_id).
-      .onConflict((oc) => oc.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!stored) {
+    const storedId = await insertPaymentEvent(
+      trx,
+      { tenantId, connectionId, provider, contactId: contactId ?? null, payload },
+      payment,
+    );
+    if (!storedId) {
       return { outcome: 'ignored', tenantId, detail: 'Payment or payment event already stored' };
     }
     await writeEvent(trx, {
       type: payment.kind,
       tenant_id: tenantId,
-      record: { module: 'payments', id: stored.id },
+      record: { module: 'payments', id: storedId },
       data: {
         provider,
         connection_id: connectionId,

@@ -1,10 +1,15 @@
 import type { Trx } from '@crm/shared/db';
-import { sql } from 'kysely';
 import { writeEvents } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findNetworkAccounts } from '../../tenancy/cross-tenant-lookups';
-import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
-import type { ClassifiedBatch, NetworkActivity } from './batch';
+import { proveClaim } from '../../tenancy/identifier-proofs';
+import { claimedIdentifiers } from '../../tenancy/identifier-proofs.repository';
+import type { ClassifiedBatch } from './batch';
+import {
+  insertNetworkEvents,
+  type AccountActivity,
+  type StoredNetworkEvent,
+} from './network.repository';
 
 /** Specified: network events are inserted in statements of at most 500 rows. */
 export const INSERT_BATCH_ROWS = 500;
@@ -18,8 +23,7 @@ export interface NetworkCounts {
 
 export type NetworkOutcome = Outcome & { counts: NetworkCounts };
 
-interface MatchedActivity extends NetworkActivity {
-  accountId: string;
+interface MatchedActivity extends AccountActivity {
   /** Which delivery of the group it came in. */
   delivery: number;
 }
@@ -134,20 +138,10 @@ function outcomeOf(batch: ClassifiedBatch, tally: Tally): NetworkOutcome {
   };
 }
 
-interface StoredRow {
-  id: string;
-  account_id: string;
-  external_event_id: string | null;
-  kind: string;
-  event_type: string;
-  occurred_at: string | Date | null;
-}
-
 /**
  * Inserts one tenant's activities, at most INSERT_BATCH_ROWS per statement, with their events;
- * returns, per inserted row, the delivery it came in. The rows travel as one JSON document per
- * statement (one JSON.stringify per statement) and go in in
- * order; RETURNING yields inserted rows in that order, skipping the ones already stored, which
+ * returns, per inserted row, the delivery it came in. Each statement (insertNetworkEvents)
+ * returns the inserted rows in the order they went in, skipping the ones already stored, which
  * is how each row is matched to its delivery (checked: a mismatch fails the transaction).
  */
 async function insertActivities(
@@ -156,25 +150,11 @@ async function insertActivities(
   activities: MatchedActivity[],
 ): Promise<number[]> {
   const externalAccountIds = new Map(activities.map((a) => [a.accountId, a.externalAccountId]));
-  const stored: StoredRow[] = [];
+  const stored: StoredNetworkEvent[] = [];
   const deliveries: number[] = [];
   for (let start = 0; start < activities.length; start += INSERT_BATCH_ROWS) {
     const chunk = activities.slice(start, start + INSERT_BATCH_ROWS);
-    const { rows } = await sql<StoredRow>`
-      INSERT INTO network_events
-             (tenant_id, account_id, external_event_id, kind, event_type, actor, occurred_at, payload)
-      SELECT ${tenantId}::uuid, r.account_id, r.external_event_id, r.kind, r.event_type,
-             r.actor, r.occurred_at, r.payload
-        FROM ROWS FROM (
-               json_to_recordset(${rowsJson(chunk)}::json)
-                 AS (account_id uuid, external_event_id text, kind text, event_type text,
-                     actor jsonb, occurred_at timestamptz, payload jsonb)
-             ) WITH ORDINALITY
-             AS r(account_id, external_event_id, kind, event_type, actor, occurred_at, payload, n)
-       ORDER BY r.n
-      -- A redelivered event (same partner id for the account) is skipped, also within a batch.
-      ON CONFLICT (account_id, external_event_id) WHERE external_event_id IS NOT NULL DO NOTHING
-      RETURNING id, account_id, external_event_id, kind, event_type, occurred_at`.execute(trx);
+    const rows = await insertNetworkEvents(trx, tenantId, chunk);
     let next = 0;
     for (const activity of chunk) {
       const row = rows[next];
@@ -207,19 +187,4 @@ async function insertActivities(
     })),
   );
   return deliveries;
-}
-
-/** The rows as one JSON array: one native JSON.stringify per statement. */
-function rowsJson(activities: MatchedActivity[]): string {
-  return JSON.stringify(
-    activities.map((a) => ({
-      account_id: a.accountId,
-      external_event_id: a.externalEventId,
-      kind: a.kind,
-      event_type: a.eventType,
-      actor: a.actor,
-      occurred_at: a.occurredAt,
-      payload: a.payload,
-    })),
-  );
 }

@@ -11,8 +11,9 @@ import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findMessagingAccount } from '../../tenancy/cross-tenant-lookups';
-import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
-import type { MessagingChange, StatusUpdate } from './payload';
+import { proveClaim } from '../../tenancy/identifier-proofs';
+import { claimedIdentifiers } from '../../tenancy/identifier-proofs.repository';
+import type { MessagingChange, StatusUpdate } from './messaging-payload';
 
 const CHANNEL = 'messaging';
 

@@ -2,6 +2,7 @@ import type { Trx } from '@crm/shared/db';
 import { writeEvent } from '@crm/shared/events';
 import type { DeliveryScope, Outcome } from '../../ledger/record-delivery';
 import { findBillingTenant, setTenantPlan } from '../../tenancy/cross-tenant-lookups';
+import { latestOtherPlan, upsertSubscription, type StoredSubscription } from './billing.repository';
 import type { SubscriptionChange } from './subscription-change';
 
 export const SUBSCRIPTION_UPDATED_EVENT = 'billing.subscription_updated';
@@ -63,55 +64,6 @@ export async function handleSubscriptionChange(
   };
 }
 
-type StoredSubscription = {
-  id: string;
-  status: string;
-  plan: string | null;
-  current_period_end: Date | null;
-};
-
-/**
- * Update-then-insert under the tenant's row-level security rather than one INSERT ... ON
- * CONFLICT DO UPDATE: a subscription id recorded for another tenant is then simply not found
- * (undefined) instead of an RLS error. The second update covers a concurrent first insert of
- * the same subscription, which the DO NOTHING waited for. Fields the event does not carry
- * keep their stored values.
- */
-async function upsertSubscription(
-  trx: Trx,
-  tenantId: string,
-  change: SubscriptionChange,
-): Promise<StoredSubscription | undefined> {
-  const known = {
-    ...(change.customerId ? { provider_customer_id: change.customerId } : {}),
-    ...(change.plan ? { plan: change.plan } : {}),
-    ...(change.currentPeriodEnd ? { current_period_end: change.currentPeriodEnd } : {}),
-  };
-  const update = () =>
-    trx
-      .updateTable('billing_subscriptions')
-      .set({ ...known, status: change.status, updated_at: new Date() })
-      .where('tenant_id', '=', tenantId)
-      .where('provider_subscription_id', '=', change.subscriptionId)
-      .returning(['id', 'status', 'plan', 'current_period_end'])
-      .executeTakeFirst();
-  return (
-    (await update()) ??
-    (await trx
-      .insertInto('billing_subscriptions')
-      .values({
-        ...known,
-        tenant_id: tenantId,
-        provider_subscription_id: change.subscriptionId,
-        status: change.status,
-      })
-      .onConflict((oc) => oc.column('provider_subscription_id').doNothing())
-      .returning(['id', 'status', 'plan', 'current_period_end'])
-      .executeTakeFirst()) ??
-    (await update())
-  );
-}
-
 /**
  * The tenant's plan after this change, or undefined to leave it as it is: a live subscription
  * grants its plan; an ended one falls back to another live subscription's plan, else 'free';
@@ -126,14 +78,9 @@ async function tenantPlanAfter(
   if (!change.ended) {
     return LIVE_STATUSES.includes(record.status) ? (record.plan ?? undefined) : undefined;
   }
-  const other = await trx
-    .selectFrom('billing_subscriptions')
-    .select('plan')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '!=', record.id)
-    .where('status', 'in', LIVE_STATUSES)
-    .where('plan', 'is not', null)
-    .orderBy('updated_at', 'desc')
-    .executeTakeFirst();
-  return other?.plan ?? FREE_PLAN;
+  const other = await latestOtherPlan(trx, tenantId, {
+    except: record.id,
+    statuses: LIVE_STATUSES,
+  });
+  return other ?? FREE_PLAN;
 }

@@ -1,9 +1,10 @@
 import { writeEvent } from '@crm/shared/events';
-import { sql } from 'kysely';
 import { PermanentFailure, type DeliveryScope, type Outcome } from '../../ledger/record-delivery';
 import { findTelephonyNumbers } from '../../tenancy/cross-tenant-lookups';
-import { claimedIdentifiers, proveClaim } from '../../tenancy/identifier-proofs';
+import { proveClaim } from '../../tenancy/identifier-proofs';
+import { claimedIdentifiers } from '../../tenancy/identifier-proofs.repository';
 import { ownNumberFirst, type CallUpdate } from './call-params';
+import { upsertCallLog } from './telephony.repository';
 
 /**
  * Stores a verified status callback: the call log of (tenant, CallSid) is created or replaced
@@ -44,38 +45,12 @@ export async function handleCallDelivery(
   if (call.unstorable) throw new PermanentFailure(call.unstorable, owner.tenantId);
 
   const changed = await scope.asTenant(owner.tenantId, async (trx) => {
-    const values = {
-      number_id: owner.numberId,
-      status: call.status,
-      direction: call.direction,
-      from_number: call.from,
-      to_number: call.to,
-      duration_seconds: call.durationSeconds,
-      payload: JSON.stringify(payload),
-    };
-    const log = await trx
-      .insertInto('call_logs')
-      .values({ tenant_id: owner.tenantId, call_id: call.callSid, ...values })
-      .onConflict((oc) =>
-        oc
-          .columns(['tenant_id', 'call_id'])
-          .doUpdateSet({ ...values, updated_at: sql`now()` })
-          // The callback's own fields (Timestamp, SequenceNumber) differ on every delivery;
-          // only a change to the call itself is one.
-          .where(
-            sql<boolean>`(call_logs.number_id, call_logs.status, call_logs.direction,
-              call_logs.from_number, call_logs.to_number, call_logs.duration_seconds)
-              IS DISTINCT FROM (excluded.number_id, excluded.status, excluded.direction,
-              excluded.from_number, excluded.to_number, excluded.duration_seconds)`,
-          ),
-      )
-      .returning('id')
-      .executeTakeFirst();
-    if (!log) return false;
+    const logId = await upsertCallLog(trx, owner, call, payload);
+    if (!logId) return false;
     await writeEvent(trx, {
       type: call.status === 'completed' ? 'call.completed' : 'call.status_changed',
       tenant_id: owner.tenantId,
-      record: { module: 'call_logs', id: log.id },
+      record: { module: 'call_logs', id: logId },
       data: {
         call_id: call.callSid,
         status: call.status,
