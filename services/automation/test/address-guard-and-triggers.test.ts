@@ -1,5 +1,5 @@
 import { createSecretBox, newSigningSecret } from '../src/secrets/secret-box';
-import { addressRange, nonPublicHost, nonPublicRange } from '../src/engine/address-class';
+import { addressRange, nonPublicHost, nonPublicRange } from '../src/addresses/address-class';
 import { TenantLimiter } from '../src/engine/limiter';
 import { eventTypesMatching } from '@crm/shared/automation';
 import { conditionHolds, triggerMatches } from '../src/engine/triggers';

@@ -1,7 +1,7 @@
 import { withSystemScope, withTenant } from '@crm/shared/db';
 import { createTenant, eventually, testDb } from '@crm/test-kit';
 import { sql, type KyselyPlugin } from 'kysely';
-import type { SourceRecord } from '../src/ingest/entity-writers';
+import type { SourceRecord } from '../src/ingest/writer-contract';
 import { writeLeadsBySourceId } from '../src/ingest/lead-writer';
 import { recordMappings } from '../src/ingest/migration-records.repository';
 

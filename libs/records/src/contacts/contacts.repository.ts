@@ -8,7 +8,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
-import { listRows, matchesSearch } from '../search-rows';
+import { listRows, matchesSearch } from '../search-rows.repository';
 import { contactEvent } from './contacts.events';
 import type {
   ContactChange,

@@ -1,7 +1,7 @@
 import { LEAD_STATUSES, type Database } from '@crm/shared/db';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
-import { listRows, matchesSearch } from '../search-rows';
+import { listRows, matchesSearch } from '../search-rows.repository';
 import { normalizeSource } from './normalize-lead';
 
 /** Filters of the lead list and the lead export: `status`, `source` (normalised as on import), `q`. */

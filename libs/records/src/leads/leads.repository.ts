@@ -9,7 +9,7 @@ import {
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { v7 as timeOrderedUuid } from 'uuid';
-import { leadSearchCandidates, matchesSearch } from '../search-rows';
+import { leadSearchCandidates, matchesSearch } from '../search-rows.repository';
 import { leadListSource, whereLeadFilters, type LeadFilters } from './lead-filters';
 import { leadEvents } from './leads.events';
 import { DEFAULT_LEAD_SOURCE, DEFAULT_LEAD_STATUS, type LeadInput } from './normalize-lead';

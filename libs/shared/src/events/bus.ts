@@ -1,4 +1,4 @@
-import type { EventEnvelope } from './envelope';
+import type { EventEnvelope } from './event-envelope';
 
 export interface PublishResult {
   /** True when an event with the same id was already published (within the duplicate window). */

@@ -8,7 +8,7 @@ import {
   type Subscription,
   type SubscriptionSpec,
 } from './bus';
-import type { EventEnvelope } from './envelope';
+import type { EventEnvelope } from './event-envelope';
 import { typeMatches } from './subjects';
 import { inConsumerSpan } from './trace-context';
 

@@ -5,7 +5,7 @@ export {
   EVENT_TYPE,
   type EventEnvelope,
   type EventInput,
-} from './envelope';
+} from './event-envelope';
 export { eventsOfRow, OUTBOX_BATCH_MAX, OUTBOX_BATCH_MIN, writeEvent, writeEvents } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './relay';
 export { outboxHealthCheck, type EventsHealth } from './outbox-health';

@@ -26,7 +26,7 @@ import {
   type Subscription,
   type SubscriptionSpec,
 } from './bus';
-import { eventEnvelopeSchema, type EventEnvelope } from './envelope';
+import { eventEnvelopeSchema, type EventEnvelope } from './event-envelope';
 import { DEFAULT_SUBJECT_PREFIX, subjectFor, typeMatches } from './subjects';
 import { inConsumerSpan, traceHeadersOf } from './trace-context';
 

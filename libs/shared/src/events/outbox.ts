@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Trx } from '../db/tenant-scope';
-import { createEvent, createEvents, type EventEnvelope, type EventInput } from './envelope';
+import { createEvent, createEvents, type EventEnvelope, type EventInput } from './event-envelope';
 
 /**
  * Records an event in `event_outbox` inside the caller's transaction, so the event exists

@@ -8,7 +8,7 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api';
 import { runInSpan } from '../telemetry/run-in-span';
-import type { EventEnvelope } from './envelope';
+import type { EventEnvelope } from './event-envelope';
 
 /**
  * Trace context across the outbox and the bus: the writer's W3C context is

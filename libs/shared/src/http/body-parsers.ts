@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { findHostileInput, hostileInputError, MAX_JSON_DEPTH } from './hostile-input';
+import { findHostileInput, hostileInputError, MAX_JSON_DEPTH } from './hostile-input-guard';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -19,7 +19,7 @@ const checkedBodies = new WeakSet<object>();
 /**
  * Runs `parse`, then refuses a parsed body holding U+0000, an unpaired surrogate (in a value
  * or a key) or nesting deeper than MAX_JSON_DEPTH: 400 `VALIDATION_ERROR` naming the first
- * such field (hostile-input.ts), before any route code, zod or the database touches it.
+ * such field (hostile-input-guard.ts), before any route code, zod or the database touches it.
  */
 function refusingHostileInput(parse: RequestHandler): RequestHandler {
   return (req, res, next) => {

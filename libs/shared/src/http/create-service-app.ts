@@ -9,7 +9,7 @@ import {
   type HealthOptions,
   type ReadinessOptions,
 } from './health';
-import { refuseHostileQuery } from './hostile-input';
+import { refuseHostileQuery } from './hostile-input-guard';
 import { httpLogger } from './http-logger';
 import { requestId } from './request-id';
 
@@ -40,7 +40,7 @@ export interface ServiceAppOptions {
 
 /**
  * The common frame of every service's express app: request id, request log, the query-string
- * guard (hostile-input.ts), internal `GET /health` (liveness) and `GET /ready` (readiness: the
+ * guard (hostile-input-guard.ts), internal `GET /health` (liveness) and `GET /ready` (readiness: the
  * database answers, the bus is connected, not shutting down), JSON bodies, the service's
  * routes, then 404 and the one error middleware.
  */

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
-import { failureBody } from './envelope';
+import { failureBody } from './response-envelope';
 import { AppError, errors } from '../errors';
 import { databaseErrorToAppError } from './database-errors';
 

@@ -5,7 +5,7 @@ export {
   sendSuccess,
   type SuccessEnvelope,
   type FailureEnvelope,
-} from './envelope';
+} from './response-envelope';
 export { requestId, requestIdOf, requestLogger, REQUEST_ID_HEADER } from './request-id';
 export { validate } from './validate';
 export { dateField, dateTimeField, MIN_DATE, MAX_DATE } from './date-fields';
@@ -21,7 +21,7 @@ export {
   renderPath,
   unstorableText,
   type HostileInputIssue,
-} from './hostile-input';
+} from './hostile-input-guard';
 export {
   checkHealth,
   healthHandler,

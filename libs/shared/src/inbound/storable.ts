@@ -16,7 +16,7 @@
  * bytes remain in the ledger's raw body. Nesting deeper than MAX_JSON_DEPTH is refused (400).
  */
 
-import { MAX_JSON_DEPTH } from '../http/hostile-input';
+import { MAX_JSON_DEPTH } from '../http/hostile-input-guard';
 
 /**
  * Deepest nesting of arrays/objects a JSON body may have: the platform's one limit (the shared

@@ -14,6 +14,7 @@ import {
   type NewRun,
   type ReplaySource,
 } from '../runs/runs.repository';
+import type { RunEvent, RunStarter, StoredContext } from '../runs/run-starter';
 import type { RunWithSteps, SampleInput, Step } from '../runs/runs.schema';
 import type { SecretBox } from '../secrets/secret-box';
 import { enabledWorkflows, type StoredWorkflow } from '../workflows/workflows.repository';
@@ -25,7 +26,7 @@ import { triggerMatches } from './triggers';
 /** What a run is about: the triggering event and its record. */
 export interface RunContext {
   tenantId: string;
-  event: { id: string; type: string; occurred_at: string };
+  event: RunEvent;
   module: string;
   recordId: string;
   /** The record's fields as the event carries them (`id` + the event's `data`). */
@@ -35,7 +36,7 @@ export interface RunContext {
 /** The variable bag of a run, as the outbound body's `variables` carries it. */
 export interface Variables {
   record: Record<string, unknown>;
-  event: { id: string; type: string; occurred_at: string };
+  event: RunEvent;
   steps: Array<{
     position: number;
     name: string | null;
@@ -73,7 +74,7 @@ export function contextOf(event: EventEnvelope): RunContext {
  * anything is sent (unique per workflow and event: a redelivered event runs nothing again),
  * then executes the runs under the concurrency limits and records their steps.
  */
-export class Engine {
+export class Engine implements RunStarter {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly roomWaiters: Array<() => void> = [];
 
@@ -334,12 +335,6 @@ export class Engine {
       responseStatus: result.status,
     };
   }
-}
-
-/** What a run stores of its context, so that a replay can send the same body again. */
-export interface StoredContext {
-  record: Record<string, unknown>;
-  event: RunContext['event'];
 }
 
 function newRun(workflow: StoredWorkflow, context: RunContext, isTest: boolean): NewRun {

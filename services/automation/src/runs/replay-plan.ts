@@ -1,5 +1,5 @@
 import { errors } from '@crm/shared/http';
-import type { StoredContext } from '../engine/engine';
+import type { StoredContext } from './run-starter';
 import type { ReplaySource } from './runs.repository';
 import type { ReplayInput } from './runs.schema';
 

@@ -4,12 +4,12 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import type { Engine } from '../engine/engine';
 import { findEvent } from '../events/events.repository';
 import { workflowId } from '../workflows/workflows.routes';
 import { findWorkflow } from '../workflows/workflows.repository';
 import { uuid } from '../workflows/workflows.schema';
 import { planReplay } from './replay-plan';
+import type { RunStarter } from './run-starter';
 import { findRun, findRunForReplay, listRuns } from './runs.repository';
 import { RUN_PAGE, replaySchema, runFilterSchema, testRunSchema } from './runs.schema';
 
@@ -30,7 +30,7 @@ function runId(id: string): string {
  */
 export function runRoutes(
   db: Kysely<Database>,
-  engine: Engine,
+  engine: RunStarter,
   bodyLimitBytes: number,
   cursorSecret: string,
 ): Router {

@@ -1,37 +1,10 @@
-import type { Trx } from '@crm/shared/db';
-import { ingestContacts, ingestProducts, type IngestResult, type RecordError } from '@crm/records';
+import { ingestContacts, ingestProducts, type IngestResult } from '@crm/records';
 import { MIGRATED_ACTIVITIES } from './activity-writer';
+import type { ChunkOutcome, SourceRecord, WriteContext } from './writer-contract';
 import { MIGRATED_DEALS } from './deal-writer';
 import { writeLeadsBySourceId } from './lead-writer';
 import { writeByMapping } from './mapped-writer';
 import type { MigrationEntity } from './ingest.schema';
-
-/** One stored record of a chunk: where it came from and what it became. */
-export interface StoredRecord {
-  /** Position in the request's `records`. */
-  index: number;
-  external_id: string;
-  record_id: string;
-  created: boolean;
-}
-
-export interface SourceRecord {
-  index: number;
-  external_id: string;
-  /** The record without `external_id`: the fields of the entity's own rules. */
-  fields: Record<string, unknown>;
-}
-
-export interface ChunkOutcome {
-  stored: StoredRecord[];
-  errors: RecordError[];
-}
-
-export interface WriteContext {
-  trx: Trx;
-  tenantId: string;
-  sourceSystem: string;
-}
 
 type EntityWriter = (ctx: WriteContext, records: SourceRecord[]) => Promise<ChunkOutcome>;
 

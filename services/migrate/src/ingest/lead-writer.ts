@@ -7,7 +7,7 @@ import {
   type LeadRecord,
   type RecordError,
 } from '@crm/records';
-import type { ChunkOutcome, SourceRecord, StoredRecord, WriteContext } from './entity-writers';
+import type { ChunkOutcome, SourceRecord, StoredRecord, WriteContext } from './writer-contract';
 import { findMappedIds, findSourceIdsOf, retryInSavepoint } from './migration-records.repository';
 
 const ENTITY = 'leads';

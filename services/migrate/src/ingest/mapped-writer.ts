@@ -2,7 +2,7 @@ import type { Trx } from '@crm/shared/db';
 import { writeEvents, type EventInput } from '@crm/shared/events';
 import type { RecordError } from '@crm/records';
 import { z } from 'zod';
-import type { ChunkOutcome, SourceRecord, StoredRecord, WriteContext } from './entity-writers';
+import type { ChunkOutcome, SourceRecord, StoredRecord, WriteContext } from './writer-contract';
 import { MAX_EXTERNAL_ID } from './ingest.schema';
 import { findMappedIds } from './migration-records.repository';
 
