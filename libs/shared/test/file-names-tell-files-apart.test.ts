@@ -14,9 +14,7 @@ const ENTRY_POINT = 'index.ts';
  * Names still shared inside a package, by package, while another change renames them after
  * what each holds. Delete a name once it is unique (the test then says so).
  */
-const PENDING_RENAMES: Record<string, readonly string[]> = {
-  'services/webhook-ingest/src': ['handle.ts', 'payload.ts', 'verify.ts'],
-};
+const PENDING_RENAMES: Record<string, readonly string[]> = {};
 
 const baseName = (file: string) => file.slice(file.lastIndexOf('/') + 1);
 

@@ -45,13 +45,6 @@ const PENDING_MOVES = [
   'services/gateway/src/tenancy/session-cache.ts',
   'services/webhook-ingest/src/ledger/record-deliveries.ts',
   'services/webhook-ingest/src/ledger/record-delivery.ts',
-  'services/webhook-ingest/src/providers/billing/handle.ts',
-  'services/webhook-ingest/src/providers/email/handle.ts',
-  'services/webhook-ingest/src/providers/network/handle.ts',
-  'services/webhook-ingest/src/providers/payments/handle.ts',
-  'services/webhook-ingest/src/providers/storefront-shared/store-order.ts',
-  'services/webhook-ingest/src/providers/telephony/handle.ts',
-  'services/webhook-ingest/src/tenancy/identifier-proofs.ts',
 ];
 
 /** A file where statements belong: a repository, a migration or the cross-tenant lookups. */
