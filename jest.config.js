@@ -23,6 +23,7 @@ const shared = {
     '^@crm/shared/(.*)$': '<rootDir>/libs/shared/src/$1',
     '^@crm/records$': '<rootDir>/libs/records/src/index.ts',
     '^@crm/test-kit$': '<rootDir>/libs/test-kit/src/index.ts',
+    '^@crm/gateway$': '<rootDir>/services/gateway/src/index.ts',
   },
 };
 

@@ -13,6 +13,7 @@ module.exports = {
     '^@crm/shared/(.*)$': '<rootDir>/libs/shared/src/$1',
     '^@crm/records$': '<rootDir>/libs/records/src/index.ts',
     '^@crm/test-kit$': '<rootDir>/libs/test-kit/src/index.ts',
+    '^@crm/gateway$': '<rootDir>/services/gateway/src/index.ts',
   },
   globalSetup: '<rootDir>/test/reliability/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/reliability/support/global-teardown.ts',

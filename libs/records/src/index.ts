@@ -216,10 +216,12 @@ export { ingestMessages } from './messages/messages.ingest';
 // Deals
 export {
   dealChangeSchema,
+  dealFilterFields,
   dealInputSchema,
   dealStageSchema,
   uuid,
   type DealChange,
+  type DealFilters,
   type DealInput,
 } from './deals/deals.schema';
 export { DEAL_CURRENCY_PATTERN, DEAL_VALUE_PATTERN, MAX_DEAL_TITLE } from './deals/deal-rules';
@@ -227,10 +229,13 @@ export {
   DEAL_COLUMNS,
   contactExists,
   deleteDeal,
+  filteredDeals,
   findDeal,
   insertDeal,
   insertDeals,
+  isTenantMember,
   leadExists,
+  listDeals,
   lockDealStage,
   updateDeal,
   updateDealsById,

@@ -4,10 +4,9 @@ import { loadConfig } from '@crm/shared/config';
 import { hashPassword } from '@crm/shared/crypto';
 import { withSystemScope, type Db } from '@crm/shared/db';
 import { testAppDeps } from '@crm/shared/testing';
+import { configSchema, createApp, type Config } from '@crm/gateway';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApp } from '../../../services/gateway/src/app';
-import { configSchema, type Config } from '../../../services/gateway/src/config';
 
 /** Generous limits so parallel test files never trip each other's per-IP counters. */
 const TEST_ENV = {

@@ -17,19 +17,19 @@ import {
   type OpenAPIRegistry,
 } from '@crm/shared/openapi';
 import { z } from 'zod';
-import { ACTIVITY_SORTABLE, activityFiltersSchema } from './activities/activities.schema';
-import { CONTACT_SORTABLE, contactFiltersSchema } from './contacts/contacts.schema';
-import { listQuery } from './deals/deals.schema';
+import { ACTIVITY_SORTABLE, activityFiltersSchema } from './activities/activity-routes.schema';
+import { CONTACT_SORTABLE, contactFiltersSchema } from './contacts/contact-routes.schema';
+import { listQuery } from './deals/deal-routes.schema';
 import { exportRequestSchema } from './exports/exports.schema';
 import { FORM_SORTABLE, SUBMISSION_SORTABLE } from './forms/forms.repository';
 import { createFormSchema, listFilters, updateFormSchema } from './forms/forms.schema';
-import { LEAD_SORTABLE, leadChangeSchema, leadFiltersSchema } from './leads/leads.schema';
+import { LEAD_SORTABLE, leadChangeSchema, leadFiltersSchema } from './leads/lead-routes.schema';
 import {
   CONVERSATION_SORTABLE,
   MESSAGE_SORTABLE,
   conversationFiltersSchema,
-} from './conversations/conversations.schema';
-import { PRODUCT_SORTABLE } from './products/products.schema';
+} from './conversations/conversation-routes.schema';
+import { PRODUCT_SORTABLE } from './products/product-routes.schema';
 import {
   RECEIVER_RESOURCES,
   RECEIVER_SORTABLE,

@@ -2,11 +2,8 @@ import { withTenant, type Trx } from '@crm/shared/db';
 import { stringify } from 'csv-stringify';
 import { sql } from 'kysely';
 import { cellText } from '../src/exports/cell-text';
-import {
-  EXPORT_RESOURCES,
-  type ExportColumn,
-  type ExportRow,
-} from '../src/exports/export-resources';
+import type { ExportColumn, ExportRow } from '../src/exports/export-columns';
+import { EXPORT_RESOURCES } from '../src/exports/export-resources';
 import { exportFile, useExportStack, type ExportStack } from './support/exports-harness';
 
 /**
@@ -164,7 +161,7 @@ async function earlierExport(
     ? keys.map((key) => resource.columns.find((c) => c.key === key) as ExportColumn)
     : [...resource.columns];
   const rows = await withTenant(stack.database.db, tenantId, async (trx) => {
-    const query = resource.query(trx, tenantId, filters, columns, 'values');
+    const query = resource.rowsQuery(trx, tenantId, filters, columns, 'values');
     return (await sql<ExportRow>`${query}`.execute(trx)).rows;
   });
   const stringifier = stringify({

@@ -1,9 +1,8 @@
-import { listConversations, listMessages } from '@crm/records';
+import { listConversations, listDeals, listMessages } from '@crm/records';
 import type { CursorPage } from '@crm/shared/pagination';
 import { withSystemScope, withTenant, type Database } from '@crm/shared/db';
 import { createTenant, testDb } from '@crm/test-kit';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
-import { listDeals } from '../src/deals/deals.repository';
 import { listForms } from '../src/forms/forms.repository';
 import { listReceiverRecords } from '../src/receiver-records/receiver-records.repository';
 import { RECEIVER_RESOURCES } from '../src/receiver-records/receiver-records.schema';

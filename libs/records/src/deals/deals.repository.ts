@@ -1,6 +1,12 @@
 import type { Database, Trx } from '@crm/shared/db';
+import {
+  listCursorBinding,
+  sliceByKeyset,
+  type CursorBinding,
+  type SortKey,
+} from '@crm/shared/pagination';
 import { sql, type Kysely } from 'kysely';
-import type { DealChange, DealInput } from './deals.schema';
+import type { DealChange, DealFilters, DealInput } from './deals.schema';
 
 type Db = Kysely<Database> | Trx;
 
@@ -30,6 +36,16 @@ function jsonFields<T extends { custom_fields?: Record<string, unknown> }>(input
 }
 
 /** Under RLS another tenant's ids look absent, so these say "inside this tenant". */
+export async function isTenantMember(db: Db, tenantId: string, userId: string): Promise<boolean> {
+  const member = await db
+    .selectFrom('tenant_users')
+    .select('user_id')
+    .where('tenant_id', '=', tenantId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return member !== undefined;
+}
+
 export async function leadExists(db: Db, tenantId: string, leadId: string): Promise<boolean> {
   const lead = await db
     .selectFrom('crm_leads')
@@ -65,6 +81,51 @@ export async function findDeal(db: Db, tenantId: string, id: string) {
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+/**
+ * The tenant's deals that match every filter given, before the columns and the order: the one
+ * place the deal list and the deal export filter them.
+ */
+export function filteredDeals(db: Db, tenantId: string, filters: DealFilters) {
+  let query = db.selectFrom('crm_deals').where('crm_deals.tenant_id', '=', tenantId);
+  if (filters.stage) query = query.where('crm_deals.stage', '=', filters.stage);
+  if (filters.assigned_to) query = query.where('crm_deals.assigned_to', '=', filters.assigned_to);
+  if (filters.lead_id) query = query.where('crm_deals.lead_id', '=', filters.lead_id);
+  return query;
+}
+
+/**
+ * The deal list's one order, newest first, on crm_deals_by_created_at `(tenant_id, created_at,
+ * id)` unfiltered, or on the stage's or assignee's `(tenant_id, <filter>, created_at, id)`
+ * (migration 0023) filtered.
+ */
+const DEAL_SORT_KEYS = {
+  created_at: { expression: sql`crm_deals.created_at`, type: 'timestamptz' },
+} satisfies Record<string, SortKey>;
+
+/**
+ * The tenant's newest `limit` deals (filtered by stage, assignee and lead), or those after
+ * `cursor`, and the cursor after the last one (null when there are no more): the list keeps its
+ * `{ deals }` with no page or count, and pages by keyset (the shared helper; `binding` signs the
+ * cursors).
+ */
+export async function listDeals(
+  db: Db,
+  tenantId: string,
+  query: DealFilters & { limit: number; cursor?: string },
+  binding: Pick<CursorBinding, 'secret'>,
+) {
+  const filters = { stage: query.stage, assigned_to: query.assigned_to, lead_id: query.lead_id };
+  return sliceByKeyset(
+    filteredDeals(db, tenantId, filters).select([...DEAL_COLUMNS]),
+    { limit: query.limit, sortBy: 'created_at', sortOrder: 'desc', cursor: query.cursor },
+    {
+      sortKeys: DEAL_SORT_KEYS,
+      tiebreak: 'crm_deals.id',
+      binding: listCursorBinding(binding.secret, 'crm_deals', tenantId, filters),
+    },
+  );
 }
 
 /** The deal's stage, its row locked until the transaction ends (a change compares against it). */

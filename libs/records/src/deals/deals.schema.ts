@@ -9,6 +9,18 @@ export const dealStageSchema = z.enum(DEAL_STAGES, {
 export const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
 const currencies = new Set(Intl.supportedValuesOf('currency'));
 
+/** Filters of the deal list and the deal export: every one given must match. */
+export const dealFilterFields = {
+  stage: dealStageSchema.optional(),
+  assigned_to: uuid('assigned_to').optional(),
+};
+/** What the repository filters deals by (the list also by the lead a deal belongs to). */
+export type DealFilters = {
+  stage?: z.infer<typeof dealStageSchema>;
+  assigned_to?: string;
+  lead_id?: string;
+};
+
 /** numeric(16,2): a decimal >= 0 with up to 14 digits before the point and 2 after. */
 const money = z
   .union([

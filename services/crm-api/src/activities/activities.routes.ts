@@ -5,7 +5,11 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { ACTIVITY_SORTABLE, activityFiltersSchema, activityIdSchema } from './activities.schema';
+import {
+  ACTIVITY_SORTABLE,
+  activityFiltersSchema,
+  activityIdSchema,
+} from './activity-routes.schema';
 
 /**
  * GET /api/crm/activities (paginated, filtered by lead, contact or deal) and

@@ -20,7 +20,7 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { CONTACT_SORTABLE, contactFiltersSchema, contactIdSchema } from './contacts.schema';
+import { CONTACT_SORTABLE, contactFiltersSchema, contactIdSchema } from './contact-routes.schema';
 
 /** The events' source: a contact written by a signed-in user through this API. */
 const SOURCE = 'api';

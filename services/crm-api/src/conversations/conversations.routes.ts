@@ -10,7 +10,7 @@ import {
   MESSAGE_SORTABLE,
   conversationFiltersSchema,
   conversationIdSchema,
-} from './conversations.schema';
+} from './conversation-routes.schema';
 
 /**
  * GET /api/crm/conversations (paginated, by channel, status, contact), one conversation, and

@@ -10,16 +10,18 @@ import {
   deleteDeal,
   findDeal,
   insertDeal,
+  isTenantMember,
   leadExists,
+  listDeals,
   lockDealStage,
   updateDeal,
+  uuid,
 } from '@crm/records';
 import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { isTenantMember, listDeals } from './deals.repository';
-import { listQuery, uuid } from './deals.schema';
+import { listQuery } from './deal-routes.schema';
 
 /** References must point inside the tenant: checked under RLS, so another tenant's ids look absent. */
 async function checkReferences(

@@ -1,4 +1,4 @@
-import type { ExportColumn } from './export-resources';
+import type { ExportColumn } from './export-columns';
 
 /**
  * A cell as text, lossless: times in ISO 8601 UTC, money and dates as stored, JSON as JSON,

@@ -1,4 +1,4 @@
-import type { ExportColumn } from './export-resources';
+import type { ExportColumn } from './export-columns';
 import { cellText, csvCell, csvCellIsVerbatim } from './cell-text';
 
 /** A UTF-8 byte order mark makes Excel read non-ASCII names correctly. */

@@ -1,29 +1,9 @@
-import { LEAD_COLUMNS, leadFilterFields, type LeadColumn } from '@crm/records';
-import { DEAL_STAGES, type Database } from '@crm/shared/db';
-import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { dealFilterFields, LEAD_COLUMNS, leadFilterFields, type LeadColumn } from '@crm/records';
+import type { Database } from '@crm/shared/db';
+import { sql, type CompiledQuery, type Expression, type Kysely } from 'kysely';
 import { z } from 'zod';
-import { exportDealsQuery, exportLeadsQuery, type ExportSelection } from './exports.repository';
-
-/** How a value is shown: CSV and PDF print it as text, XLSX writes a typed cell. */
-export type ColumnKind = 'text' | 'datetime' | 'date' | 'money' | 'json';
-
-export interface ExportColumn {
-  /** The name in `columns`, the CSV header and the row object. */
-  key: string;
-  /** Header of the XLSX sheet and the PDF table. */
-  label: string;
-  kind: ColumnKind;
-  /** Share of the PDF table's width. */
-  pdfWidth: number;
-  expr: RawBuilder<unknown>;
-  /**
-   * A `char(n)` column: its `::text` drops the padding the driver reads, so the CSV takes its
-   * text from the type's output instead (csvText).
-   */
-  padded?: boolean;
-}
-
-export type ExportRow = Record<string, unknown>;
+import type { ColumnKind, ExportColumn, ExportSelection } from './export-columns';
+import { exportDealsQuery, exportLeadsQuery } from './exports.repository';
 
 export interface ExportResource {
   name: 'leads' | 'deals';
@@ -37,7 +17,7 @@ export interface ExportResource {
    * The rows of one tenant, filtered and ordered, as a query to run under a cursor (`values`) or
    * a COPY (`csv`); `db` is the transaction, or any instance when the query is only compiled.
    */
-  query(
+  rowsQuery(
     db: Kysely<Database>,
     tenantId: string,
     filters: Record<string, unknown>,
@@ -53,8 +33,6 @@ const column = (
   pdfWidth: number,
   ref: string,
 ): ExportColumn => ({ key, label, kind, pdfWidth, expr: sql.ref(ref) });
-
-const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
 
 const leadFilters = z.strictObject(leadFilterFields);
 
@@ -90,16 +68,11 @@ const leads: ExportResource = {
     'created_at',
   ] satisfies LeadColumn[],
   filters: leadFilters,
-  query: (db, tenantId, filters, columns, as) =>
+  rowsQuery: (db, tenantId, filters, columns, as) =>
     exportLeadsQuery(db, tenantId, filters as z.infer<typeof leadFilters>, columns, as),
 };
 
-const dealFilters = z.strictObject({
-  stage: z
-    .enum(DEAL_STAGES, { message: `stage must be one of: ${DEAL_STAGES.join(', ')}` })
-    .optional(),
-  assigned_to: uuid('assigned_to').optional(),
-});
+const dealFilters = z.strictObject(dealFilterFields);
 
 const deals: ExportResource = {
   name: 'deals',
@@ -130,7 +103,7 @@ const deals: ExportResource = {
     'created_at',
   ],
   filters: dealFilters,
-  query: (db, tenantId, filters, columns, as) =>
+  rowsQuery: (db, tenantId, filters, columns, as) =>
     exportDealsQuery(db, tenantId, filters as z.infer<typeof dealFilters>, columns, as),
 };
 

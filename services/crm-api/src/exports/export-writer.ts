@@ -1,4 +1,5 @@
-import type { ExportColumn, ExportResource, ExportRow } from './export-resources';
+import type { ExportColumn, ExportRow } from './export-columns';
+import type { ExportResource } from './export-resources';
 
 /** What every format knows about the file it writes. */
 export interface ExportContext {

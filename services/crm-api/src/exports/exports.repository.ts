@@ -1,14 +1,9 @@
-import { leadListSource, whereLeadFilters } from '@crm/records';
-import type { DEAL_STAGES, Database, Trx } from '@crm/shared/db';
-import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
-import { escapeLiteral } from 'pg';
-import type { ExportColumn } from './export-resources';
-
-/**
- * How a query selects the columns: `values` as the driver parses them (the XLSX and PDF rows),
- * `csv` as the exact text of the CSV's cells before quoting, one text column each (COPY).
- */
-export type ExportSelection = 'values' | 'csv';
+import { filteredDeals, leadListSource, whereLeadFilters, type DealFilters } from '@crm/records';
+import type { Database, Trx } from '@crm/shared/db';
+import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { escapeLiteral, type PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { ExportColumn, ExportRow, ExportSelection } from './export-columns';
 
 /**
  * A column as the CSV reads it from the COPY: a time as it is (binary, microseconds since 2000:
@@ -57,20 +52,17 @@ export function exportLeadsQuery(
 export function exportDealsQuery(
   db: Kysely<Database>,
   tenantId: string,
-  filters: { stage?: (typeof DEAL_STAGES)[number]; assigned_to?: string },
+  filters: Omit<DealFilters, 'lead_id'>,
   columns: ExportColumn[],
   as: ExportSelection,
 ) {
   // Users are visible under RLS only while they are members of this tenant: a former
   // member's deals export with an empty "Assigned to".
-  let query = db
-    .selectFrom('crm_deals')
+  return filteredDeals(db, tenantId, filters)
     .leftJoin('users as assignee', 'assignee.id', 'crm_deals.assigned_to')
     .select(selection(columns, as))
-    .where('crm_deals.tenant_id', '=', tenantId);
-  if (filters.stage) query = query.where('crm_deals.stage', '=', filters.stage);
-  if (filters.assigned_to) query = query.where('crm_deals.assigned_to', '=', filters.assigned_to);
-  return query.orderBy('crm_deals.created_at', 'desc').orderBy('crm_deals.id', 'asc');
+    .orderBy('crm_deals.created_at', 'desc')
+    .orderBy('crm_deals.id', 'asc');
 }
 
 /**
@@ -90,4 +82,64 @@ export function csvCopyStatement(query: CompiledQuery): string {
     throw new Error(`an export parameter of type ${typeof value} cannot be inlined`);
   });
   return `COPY (${text}) TO STDOUT (FORMAT binary)`;
+}
+
+/**
+ * The tenant's name for the CSV's heading, read on the COPY's own client (inside its tenant
+ * transaction); undefined once the tenant is gone. `db` only compiles the statement.
+ */
+export async function findTenantNameOnClient(
+  client: PoolClient,
+  db: Kysely<Database>,
+  tenantId: string,
+): Promise<{ name: string } | undefined> {
+  const named = tenantNameQuery(db, tenantId).compile();
+  const { rows } = await client.query<{ name: string }>(named.sql, [...named.parameters]);
+  return rows[0];
+}
+
+/**
+ * Lifts the pool's statement timeout for the rest of the client's transaction: a CSV is one
+ * COPY for the whole download, as long as the client takes to read it (a cursor's FETCHes were
+ * short each), and the timeout would cut a big export off.
+ */
+export async function allowLongStatements(client: PoolClient): Promise<void> {
+  await client.query('SET LOCAL statement_timeout = 0');
+}
+
+/**
+ * Starts the COPY of `query` (csvCopyStatement) on the client; its stream yields the binary
+ * COPY's bytes, buffering at most `highWaterMark` of them ahead of the reader.
+ */
+export function copyRows(client: PoolClient, query: CompiledQuery, highWaterMark: number) {
+  return client.query(copyTo(csvCopyStatement(query), { highWaterMark }));
+}
+
+/**
+ * Reads `query` through a server-side cursor in batches of `batchSize`, so only one batch is
+ * in memory at a time, however many rows match. Runs inside the caller's transaction (the
+ * cursor lives until it ends), which also gives every batch the same snapshot. Closing the
+ * generator early (return/throw) closes the cursor.
+ */
+export async function* rowBatches(
+  trx: Trx,
+  query: Expression<unknown>,
+  batchSize: number,
+): AsyncGenerator<ExportRow[], void, undefined> {
+  await sql`DECLARE crm_export NO SCROLL CURSOR FOR ${query}`.execute(trx);
+  let open = true;
+  try {
+    for (;;) {
+      const { rows } =
+        await sql<ExportRow>`FETCH FORWARD ${sql.lit(batchSize)} FROM crm_export`.execute(trx);
+      if (rows.length > 0) yield rows;
+      if (rows.length < batchSize) break;
+    }
+    await sql`CLOSE crm_export`.execute(trx);
+    open = false;
+  } finally {
+    // Left early (a client gone, a failed write): free the portal now, not at commit. A failed
+    // transaction refuses the CLOSE too, and its rollback frees the portal anyway.
+    if (open) await sql`CLOSE crm_export`.execute(trx).catch(() => undefined);
+  }
 }

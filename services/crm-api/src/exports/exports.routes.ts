@@ -5,16 +5,20 @@ import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CsvFromCopy } from './csv-writer';
 import type { ExportFormat } from './export-formats';
-import { csvCopyStatement, findTenantName, tenantNameQuery } from './exports.repository';
+import {
+  allowLongStatements,
+  copyRows,
+  findTenantName,
+  findTenantNameOnClient,
+  rowBatches,
+} from './exports.repository';
 import { parseExportRequest, type ExportRequest } from './exports.schema';
 import { ClientGoneError, isClientGone } from './output-stream';
-import { rowBatches } from './row-cursor';
 
 /** Rows fetched from the cursor per round trip, and so at most held in memory at once. */
 export const EXPORT_BATCH_SIZE = 1000;
@@ -65,7 +69,7 @@ async function streamExport(
   const { resource, format, columns } = request;
   const batches = rowBatches(
     trx,
-    resource.query(trx, tenantId, request.filters, columns, 'values'),
+    resource.rowsQuery(trx, tenantId, request.filters, columns, 'values'),
     EXPORT_BATCH_SIZE,
   );
   try {
@@ -128,20 +132,15 @@ async function streamCsv(
   request: ExportRequest,
   res: Response,
 ): Promise<void> {
-  const named = tenantNameQuery(db, tenantId).compile();
-  const { rows } = await client.query(named.sql, [...named.parameters]);
-  if (rows.length === 0) throw errors.notFound('Tenant not found');
-  // One statement for the whole download, as long as the client takes to read it (a cursor's
-  // FETCHes were short each): the pool's statement timeout would cut a big export off.
-  await client.query('SET LOCAL statement_timeout = 0');
+  const tenant = await findTenantNameOnClient(client, db, tenantId);
+  if (!tenant) throw errors.notFound('Tenant not found');
+  // One statement for the whole download: the pool's statement timeout would cut it off.
+  await allowLongStatements(client);
   const { resource, columns } = request;
-  const copy = client.query(
-    copyTo(
-      csvCopyStatement(resource.query(db, tenantId, request.filters, columns, 'csv').compile()),
-      {
-        highWaterMark: COPY_BUFFER_BYTES,
-      },
-    ),
+  const copy = copyRows(
+    client,
+    resource.rowsQuery(db, tenantId, request.filters, columns, 'csv').compile(),
+    COPY_BUFFER_BYTES,
   );
   // The iterator below sees the COPY's failures. This listener is for the one after it: a
   // download cut off closes the connection, and pg then fails the COPY it still had running.

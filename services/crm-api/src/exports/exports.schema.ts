@@ -1,7 +1,8 @@
 import { validate } from '@crm/shared/http';
 import { z } from 'zod';
 import { EXPORT_FORMATS, type ExportFormat } from './export-formats';
-import { EXPORT_RESOURCES, type ExportColumn, type ExportResource } from './export-resources';
+import type { ExportColumn } from './export-columns';
+import { EXPORT_RESOURCES, type ExportResource } from './export-resources';
 
 const RESOURCE_NAMES = Object.keys(EXPORT_RESOURCES) as ExportResource['name'][];
 const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat['name'][];

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type ExcelJS from 'exceljs';
 import { cellText } from './cell-text';
-import type { ExportColumn } from './export-resources';
+import type { ExportColumn } from './export-columns';
 import type { ExportContext, ExportWriter } from './export-writer';
 import { OutputStream } from './output-stream';
 

@@ -15,7 +15,12 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { LEAD_SORTABLE, leadChangeSchema, leadFiltersSchema, leadIdSchema } from './leads.schema';
+import {
+  LEAD_SORTABLE,
+  leadChangeSchema,
+  leadFiltersSchema,
+  leadIdSchema,
+} from './lead-routes.schema';
 
 const duplicateEmail = (email: string) =>
   errors.alreadyExists(`A lead with email ${email} already exists`);

@@ -5,7 +5,7 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { PRODUCT_SORTABLE, productIdSchema } from './products.schema';
+import { PRODUCT_SORTABLE, productIdSchema } from './product-routes.schema';
 
 /**
  * /api/crm/products: list (paginated by page or cursor), read, change. Products are created by MCP and migrate

@@ -3,6 +3,7 @@ import { hashPassword } from '@crm/shared/crypto';
 import { withSystemScope, type Database } from '@crm/shared/db';
 import { errors } from '@crm/shared/http';
 import type { Kysely } from 'kysely';
+import { insertAccount } from './accounts.repository';
 
 export interface SignUpInput {
   email: string;
@@ -45,23 +46,15 @@ export async function signUp(db: Kysely<Database>, input: SignUpInput): Promise<
   for (let attempt = 0; ; attempt++) {
     const slug = attempt === 0 ? base : `${base.slice(0, 43)}-${randomBytes(3).toString('hex')}`;
     try {
-      return await withSystemScope(db, async (trx) => {
-        const user = await trx
-          .insertInto('users')
-          .values({ email, password_hash: passwordHash, name: input.name?.trim() || null })
-          .returning(['id', 'email', 'name'])
-          .executeTakeFirstOrThrow();
-        const tenant = await trx
-          .insertInto('tenants')
-          .values({ slug, name: input.tenantName.trim() })
-          .returning(['id', 'slug', 'name', 'plan'])
-          .executeTakeFirstOrThrow();
-        await trx
-          .insertInto('tenant_users')
-          .values({ tenant_id: tenant.id, user_id: user.id, role: 'owner', status: 'active' })
-          .execute();
-        return { user, tenant };
-      });
+      return await withSystemScope(db, (trx) =>
+        insertAccount(trx, {
+          email,
+          passwordHash,
+          name: input.name?.trim() || null,
+          tenantSlug: slug,
+          tenantName: input.tenantName.trim(),
+        }),
+      );
     } catch (err) {
       if (isUniqueViolation(err, 'users_email_unique')) {
         throw errors.alreadyExists('An account with this email already exists');

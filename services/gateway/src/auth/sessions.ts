@@ -1,7 +1,7 @@
 import { randomToken, sha256Hex } from '@crm/shared/crypto';
 import { withSystemScope, type Database } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
-import { notifySessionChange } from '../tenancy/session-cache';
+import { deleteSessionByHash, insertSession } from './sessions.repository';
 
 /**
  * Server-side sessions: the client holds a random 256-bit token in an HttpOnly cookie; the
@@ -14,26 +14,19 @@ export async function createSession(
 ): Promise<string> {
   const token = randomToken(32);
   await withSystemScope(db, (trx) =>
-    trx
-      .insertInto('sessions')
-      .values({
-        token_hash: sha256Hex(token),
-        user_id: userId,
-        expires_at: new Date(Date.now() + ttlSeconds * 1000),
-      })
-      .execute(),
+    insertSession(trx, {
+      tokenHash: sha256Hex(token),
+      userId,
+      expiresAt: new Date(Date.now() + ttlSeconds * 1000),
+    }),
   );
   return token;
 }
 
-/** Revokes one session (sign-out). */
+/** Revokes one session (sign-out); every gateway replica drops its cached copy. */
 export async function deleteSession(db: Kysely<Database>, token: string): Promise<void> {
   const tokenHash = sha256Hex(token);
-  await withSystemScope(db, async (trx) => {
-    await trx.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
-    // Every gateway replica drops its cached copy of this session once this commits.
-    await notifySessionChange(trx, { token: tokenHash });
-  });
+  await withSystemScope(db, (trx) => deleteSessionByHash(trx, tokenHash));
 }
 
 export function hashSessionToken(token: string): string {

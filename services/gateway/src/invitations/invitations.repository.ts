@@ -1,5 +1,5 @@
 import type { Trx } from '@crm/shared/db';
-import { notifySessionChange } from '../tenancy/session-cache';
+import { notifySessionChange } from '../tenancy/session-changes.repository';
 import { sql } from 'kysely';
 import { MEMBERSHIP_COLUMNS, type Membership } from '../tenancy/cross-tenant-lookups';
 

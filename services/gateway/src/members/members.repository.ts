@@ -1,5 +1,5 @@
 import type { Trx } from '@crm/shared/db';
-import { notifySessionChange } from '../tenancy/session-cache';
+import { notifySessionChange } from '../tenancy/session-changes.repository';
 import type { Role } from '@crm/shared/identity';
 import { sql } from 'kysely';
 import type { MemberAdd, MemberChange } from './members.schema';

@@ -1,6 +1,6 @@
 import type { Worker, WorkerDeps } from '@crm/shared/service';
 import type { Pool } from 'pg';
-import { COUNTERS_TABLE } from './limits';
+import { deleteCountersExpiredBefore } from './rate-limit-counters.repository';
 
 /** How often the gateway deletes rate-limit counters whose window ended long ago. */
 export const SWEEP_EVERY_MS = 5 * 60_000;
@@ -8,11 +8,8 @@ export const SWEEP_EVERY_MS = 5 * 60_000;
 export const KEEP_EXPIRED_MS = 60 * 60_000;
 
 /** Deletes the counters whose window ended before `now - KEEP_EXPIRED_MS`; returns how many. */
-export async function deleteExpiredCounters(pool: Pool, now = Date.now()): Promise<number> {
-  const { rowCount } = await pool.query(`DELETE FROM ${COUNTERS_TABLE} WHERE expire < $1`, [
-    now - KEEP_EXPIRED_MS,
-  ]);
-  return rowCount ?? 0;
+export function deleteExpiredCounters(pool: Pool, now = Date.now()): Promise<number> {
+  return deleteCountersExpiredBefore(pool, now - KEEP_EXPIRED_MS);
 }
 
 /**

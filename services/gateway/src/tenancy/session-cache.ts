@@ -1,24 +1,11 @@
-import { sql } from 'kysely';
-import type { Trx } from '@crm/shared/db';
 import { Client, type Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { Membership, SessionUser } from './cross-tenant-lookups';
-
-/** The Postgres channel of the gateway's session cache (LISTEN/NOTIFY, no other use). */
-export const SESSION_CACHE_CHANNEL = 'gateway_session_cache';
-
-/** What a change names: one session (sign-out), one user's memberships, or one tenant. */
-export type SessionChange = { token: string } | { user: string } | { tenant: string };
-
-/**
- * Tells every gateway replica to drop what it cached for `change`. Call it inside the
- * transaction of the change itself: Postgres delivers a NOTIFY only when that transaction
- * commits, so no replica can drop the entry before the change is visible and re-cache the old
- * rows.
- */
-export async function notifySessionChange(trx: Trx, change: SessionChange): Promise<void> {
-  await sql`SELECT pg_notify(${SESSION_CACHE_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
-}
+import {
+  listenForSessionChanges,
+  SESSION_CACHE_CHANNEL,
+  type SessionChange,
+} from './session-changes.repository';
 
 export interface CachedSession {
   user: SessionUser;
@@ -149,7 +136,7 @@ export class SessionCache {
       (
         client as unknown as { connection?: { stream?: { unref?: () => void } } }
       ).connection?.stream?.unref?.();
-      await client.query(`LISTEN ${SESSION_CACHE_CHANNEL}`);
+      await listenForSessionChanges(client);
       if (this.closed || this.client !== client) {
         void client.end().catch(() => undefined);
         return;

@@ -1,15 +1,15 @@
-import { dealStageSchema, uuid } from '@crm/records';
+import { dealFilterFields, uuid } from '@crm/records';
 import { z } from 'zod';
 
-/** Specified: `limit` defaults to 100; our documented maximum is 1,000. */
+/**
+ * The deal's own schemas and rules are in @crm/records; this is the HTTP edge's query string of
+ * the list. Specified: `limit` defaults to 100; our documented maximum is 1,000.
+ */
 export const DEALS_DEFAULT_LIMIT = 100;
 export const DEALS_MAX_LIMIT = 1000;
 
-export { uuid };
-
 export const listQuery = z.object({
-  stage: dealStageSchema.optional(),
-  assigned_to: uuid('assigned_to').optional(),
+  ...dealFilterFields,
   /** A lead's deals (its panel in the console); read by crm_deals_by_lead. */
   lead_id: uuid('lead_id').optional(),
   limit: z.coerce
@@ -25,4 +25,3 @@ export const listQuery = z.object({
     .optional()
     .meta({ description: 'nextCursor of the previous answer: the deals after it.' }),
 });
-export type DealListQuery = z.infer<typeof listQuery>;
