@@ -37,12 +37,6 @@ const INFRASTRUCTURE_DIRECTORIES = [
  * Delete an entry when its file holds no statement any more (the test then says so).
  */
 const PENDING_MOVES = [
-  'services/crm-api/src/exports/exports.routes.ts',
-  'services/crm-api/src/exports/row-cursor.ts',
-  'services/gateway/src/auth/accounts.ts',
-  'services/gateway/src/auth/sessions.ts',
-  'services/gateway/src/rate-limit/expired-counters-worker.ts',
-  'services/gateway/src/tenancy/session-cache.ts',
   'services/webhook-ingest/src/ledger/record-deliveries.ts',
   'services/webhook-ingest/src/ledger/record-delivery.ts',
 ];
