@@ -10,12 +10,6 @@ import { packageOf, packageSourceRoots, sourceFilesOf } from './support/package-
 /** A module's entry point is named by its folder (`@crm/shared/http` is http/index.ts). */
 const ENTRY_POINT = 'index.ts';
 
-/**
- * Names still shared inside a package, by package, while another change renames them after
- * what each holds. Delete a name once it is unique (the test then says so).
- */
-const PENDING_RENAMES: Record<string, readonly string[]> = {};
-
 const baseName = (file: string) => file.slice(file.lastIndexOf('/') + 1);
 
 /** `package: name (file, file)` for each name two or more files of one package share. */
@@ -30,19 +24,12 @@ export function sharedNames(files: readonly string[]): Map<string, string[]> {
 
 describe('file names tell the files of a package apart', () => {
   const shared = sharedNames(packageSourceRoots().flatMap(sourceFilesOf));
-  const pending = new Set(
-    Object.entries(PENDING_RENAMES).flatMap(([pkg, names]) => names.map((n) => `${pkg}: ${n}`)),
-  );
 
   it('no two source files of one package share a name', () => {
     const clashes = [...shared]
-      .filter(([key]) => !key.endsWith(`: ${ENTRY_POINT}`) && !pending.has(key))
+      .filter(([key]) => !key.endsWith(`: ${ENTRY_POINT}`))
       .map(([key, holders]) => `${key} (${holders.join(', ')})`);
     expect(clashes).toEqual([]);
-  });
-
-  it('every pending rename is still pending (else delete its entry)', () => {
-    expect([...pending].filter((key) => !shared.has(key))).toEqual([]);
   });
 
   it('would catch two files of one package with one name, not two packages', () => {

@@ -1,7 +1,11 @@
-import { port, positiveInt, serviceEnv } from '@crm/shared/config';
+import {
+  port,
+  positiveInt,
+  RESEALED_AT_START,
+  rotatableKeyPair,
+  serviceEnv,
+} from '@crm/shared/config';
 import { z } from 'zod';
-
-const key = z.string().min(32, { message: 'must be at least 32 characters' }).optional();
 
 export const configSchema = serviceEnv.extend({
   AUTOMATION_PORT: port(4003).describe('Listening port.'),
@@ -25,16 +29,13 @@ export const configSchema = serviceEnv.extend({
     "Workflow runs of one tenant executing at once, so one tenant's slow receiver cannot take " +
       'every slot.',
   ),
-  AUTOMATION_SECRETS_KEY: key.describe(
-    '32+ characters; encrypts stored workflow signing secrets (AES-256-GCM). Unset: derived ' +
+  ...rotatableKeyPair('AUTOMATION_SECRETS_KEY', {
+    current:
+      '32+ characters; encrypts stored workflow signing secrets (AES-256-GCM). Unset: derived ' +
       'from INTERNAL_TOKEN_SECRET; set it in production so rotating that token keeps the ' +
       'secrets readable.',
-  ),
-  AUTOMATION_SECRETS_KEY_PREVIOUS: key.describe(
-    'During a rotation only: the previous AUTOMATION_SECRETS_KEY. Stored secrets sealed under ' +
-      'it still open, and the service re-seals them under the current key at start, in the ' +
-      'background (docs/operations.md).',
-  ),
+    previous: RESEALED_AT_START,
+  }),
 });
 
 export type Config = z.infer<typeof configSchema>;

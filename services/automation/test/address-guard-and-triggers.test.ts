@@ -1,4 +1,5 @@
-import { createSecretBox, newSigningSecret } from '../src/secrets/secret-box';
+import { createPurposeSecretBox, WORKFLOW_SIGNING_SECRETS } from '@crm/shared/crypto';
+import { newSigningSecret } from '../src/workflows/signing-secret';
 import { addressRange, nonPublicHost, nonPublicRange } from '../src/addresses/address-class';
 import { TenantLimiter } from '../src/engine/limiter';
 import { eventTypesMatching } from '@crm/shared/automation';
@@ -163,12 +164,14 @@ describe('TenantLimiter', () => {
 
 describe('secret box (sealed signing secrets)', () => {
   it('opens what it sealed; another key, or a tampered value, opens nothing', () => {
-    const box = createSecretBox('a'.repeat(32));
+    const box = createPurposeSecretBox('a'.repeat(32), WORKFLOW_SIGNING_SECRETS);
     const secret = newSigningSecret();
     const sealed = box.seal(secret);
     expect(sealed).not.toContain(secret.slice(6));
     expect(box.open(sealed)).toBe(secret);
-    expect(createSecretBox('b'.repeat(32)).open(sealed)).toBeUndefined();
+    expect(
+      createPurposeSecretBox('b'.repeat(32), WORKFLOW_SIGNING_SECRETS).open(sealed),
+    ).toBeUndefined();
     expect(box.open(`${sealed.slice(0, -2)}AA`)).toBeUndefined();
     expect(box.open('plain')).toBeUndefined();
   });

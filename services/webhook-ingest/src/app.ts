@@ -1,3 +1,4 @@
+import { configuredSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import { createServiceApp } from '@crm/shared/http';
 import { forbidViewerWrites, requireIdentity } from '@crm/shared/identity';
 import { sessionPrefixesOf } from '@crm/shared/routes';
@@ -7,7 +8,6 @@ import type { Config } from './config';
 import { integrationRoutes } from './integrations/integrations.routes';
 import { RECEIVERS } from './providers';
 import type { ReceiverContext } from './receivers/receiver-context';
-import { connectionSecretBox } from './secrets/secret-box';
 
 /**
  * webhook-ingest (:4002): the inbound provider receivers (each reads the raw body and verifies
@@ -19,7 +19,7 @@ export function createApp(deps: AppDeps, config: Config): Express {
     db: deps.db,
     logger: deps.logger,
     config,
-    secrets: connectionSecretBox(config, deps),
+    secrets: configuredSecretBox(CONNECTION_SECRETS, config, deps),
     bodyLimitBytes: deps.bodyLimitBytes,
     cursorSecret: deps.internalTokenSecret,
   };

@@ -1,4 +1,4 @@
-import { port, serviceEnv } from '@crm/shared/config';
+import { port, RESEALED_AT_START, rotatableKeyPair, serviceEnv } from '@crm/shared/config';
 import { z } from 'zod';
 
 const secret = z.string().min(1).optional();
@@ -8,8 +8,6 @@ const emailSecret = z
     message: 'expected whsec_ followed by a base64 key of at least 12 bytes',
   })
   .optional();
-
-const key = z.string().min(32, { message: 'must be at least 32 characters' }).optional();
 
 /** A provider secret's previous value, set while the provider rotates it. */
 const previous = <S extends z.ZodType>(variable: string, schema: S) =>
@@ -60,16 +58,13 @@ export const configSchema = serviceEnv.extend({
   NETWORK_WEBHOOK_SECRET_PREVIOUS: previous('NETWORK_WEBHOOK_SECRET', secret),
   MESSAGING_APP_SECRET_PREVIOUS: previous('MESSAGING_APP_SECRET', secret),
   TELEPHONY_AUTH_TOKEN_PREVIOUS: previous('TELEPHONY_AUTH_TOKEN', secret),
-  CONNECTION_SECRETS_KEY: key.describe(
-    '32+ characters; encrypts stored storefront and payment webhook secrets (AES-256-GCM). ' +
+  ...rotatableKeyPair('CONNECTION_SECRETS_KEY', {
+    current:
+      '32+ characters; encrypts stored storefront and payment webhook secrets (AES-256-GCM). ' +
       'Unset: derived from INTERNAL_TOKEN_SECRET; set it in production so rotating that token ' +
       'does not make stored secrets unreadable.',
-  ),
-  CONNECTION_SECRETS_KEY_PREVIOUS: key.describe(
-    'During a rotation only: the previous CONNECTION_SECRETS_KEY. Stored secrets sealed under ' +
-      'it still open, and the service re-seals them under the current key at start, in the ' +
-      'background (docs/operations.md).',
-  ),
+    previous: RESEALED_AT_START,
+  }),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,9 +1,9 @@
 import './telemetry';
+import { configuredSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import { resealSecretsWorker, runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
-import { connectionSecretBox } from './secrets/secret-box';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'webhook-ingest',
@@ -14,7 +14,7 @@ export const service: ServiceDefinition<typeof configSchema> = {
   workers: (deps, config) =>
     config.CONNECTION_SECRETS_KEY_PREVIOUS || deps.previousInternalTokenSecret
       ? [
-          resealSecretsWorker(deps, connectionSecretBox(config, deps), [
+          resealSecretsWorker(deps, configuredSecretBox(CONNECTION_SECRETS, config, deps), [
             { table: 'storefront_connections', column: 'webhook_secret_ciphertext' },
             { table: 'payment_connections', column: 'webhook_secret_ciphertext' },
           ]),

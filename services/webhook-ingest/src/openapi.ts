@@ -29,6 +29,7 @@ import {
 import { SORTABLE as storefrontConnectionSorts } from './integrations/storefront-connections.repository';
 import { SORTABLE as telephonyNumberSorts } from './integrations/telephony-numbers.repository';
 import { createSchema as telephonyNumber } from './integrations/telephony-numbers.schema';
+import { challengeQuerySchema, networkDeliverySchema } from './providers/network/network.schema';
 
 /*
  * webhook-ingest's operations: the integration admin views (Session) and the inbound provider
@@ -308,7 +309,7 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     tag: RECEIVERS,
     summary: 'Network receiver probe, or the challenge echoed back as text/plain',
     auth: 'public',
-    query: z.object({ challenge: z.string().optional() }),
+    query: challengeQuerySchema,
     success: {
       description: '`{ ok, status }`, or the challenge as text/plain',
       bare: z.object({ ok: z.boolean(), status: z.string() }),
@@ -316,6 +317,9 @@ export function registerOperations(registry: OpenAPIRegistry): void {
     },
     errors: [400],
   });
+  const networkExample = {
+    events: [{ id: 'ev_1', type: 'POST_REACTION', account_id: 'acct_123' }],
+  };
   receiver(
     '/api/webhooks/network',
     'Network activity events (batch)',
@@ -326,7 +330,9 @@ export function registerOperations(registry: OpenAPIRegistry): void {
         '`t=<unix_seconds>,v1=<hex HMAC-SHA256 of "t.body">` with the account\'s secret',
       ),
     ],
-    { events: [{ id: 'ev_1', type: 'post.liked', account_id: 'acct_123' }] },
+    networkExample,
+    // Its body has a schema: what classifyBatch accepts (network.schema.ts).
+    { body: { ...rawJson, schema: networkDeliverySchema, example: networkExample } },
   );
   addOperation(registry, {
     method: 'get',

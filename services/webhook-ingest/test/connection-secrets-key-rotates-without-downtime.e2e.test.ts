@@ -1,7 +1,7 @@
+import { createPurposeSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createTenant, eventually, insertRow, tenantRows, testDb } from '@crm/test-kit';
 import request from 'supertest';
-import { createSecretBox } from '../src/secrets/secret-box';
 import { useReceiverStack } from './support/receiver-stack';
 
 /**
@@ -24,12 +24,15 @@ beforeAll(async () => {
   ({ id: connectionId } = await insertRow(db, 'payment_connections', {
     tenant_id: tenantId,
     provider: 'razorpay',
-    webhook_secret_ciphertext: createSecretBox(OLD_KEY).seal(secret),
+    webhook_secret_ciphertext: createPurposeSecretBox(OLD_KEY, CONNECTION_SECRETS).seal(secret),
   }));
   ({ id: unreadableId } = await insertRow(db, 'payment_connections', {
     tenant_id: tenantId,
     provider: 'razorpay',
-    webhook_secret_ciphertext: createSecretBox('neither-key-0123456789-0123456789').seal('x'),
+    webhook_secret_ciphertext: createPurposeSecretBox(
+      'neither-key-0123456789-0123456789',
+      CONNECTION_SECRETS,
+    ).seal('x'),
   }));
 });
 const stack = useReceiverStack({
@@ -59,10 +62,10 @@ function deliverPayment(): request.Test {
 it('re-seals the stored secret under the new key; the old key no longer opens it', async () => {
   const resealed = await eventually(async () => {
     const stored = await storedCiphertext(connectionId);
-    expect(createSecretBox(NEW_KEY).open(stored)).toBe(secret);
+    expect(createPurposeSecretBox(NEW_KEY, CONNECTION_SECRETS).open(stored)).toBe(secret);
     return stored;
   });
-  expect(createSecretBox(OLD_KEY).open(resealed)).toBeUndefined();
+  expect(createPurposeSecretBox(OLD_KEY, CONNECTION_SECRETS).open(resealed)).toBeUndefined();
   const line = await eventually(() => {
     const found = stack.log
       .lines()
@@ -92,5 +95,7 @@ it('keeps answering deliveries signed with the connection secret throughout', as
 
 it('leaves a secret that opens with neither key as it was', async () => {
   const stored = await storedCiphertext(unreadableId);
-  expect(createSecretBox('neither-key-0123456789-0123456789').open(stored)).toBe('x');
+  expect(
+    createPurposeSecretBox('neither-key-0123456789-0123456789', CONNECTION_SECRETS).open(stored),
+  ).toBe('x');
 });

@@ -4,11 +4,18 @@ import {
   NETWORK_ACTIVITY_KIND_BY_TYPE,
 } from '../src/providers/network/activity-kinds';
 import { classifyBatch, eventsOf, MAX_EVENTS_PER_DELIVERY } from '../src/providers/network/batch';
+import {
+  networkDeliverySchema,
+  networkEventSchema,
+  supportedEventSchema,
+} from '../src/providers/network/network.schema';
 import { parseJsonBody } from '@crm/shared/inbound';
+import fc from 'fast-check';
 
 /**
  * The network receiver's pure steps: the one type -> kind mapping table, the accepted body
- * shapes and the per-delivery limit, and how each event is classified and normalised.
+ * shapes and the per-delivery limit, how each event is classified and normalised, and the zod
+ * schemas of a delivery agreeing with that hand-written classification.
  */
 describe('the activity kind mapping table', () => {
   it('maps exactly the seven partner types to the seven strict kinds, one to one', () => {
@@ -160,5 +167,107 @@ describe('classifyBatch', () => {
     expect(activity.actor).toEqual({ 'n\uFFFD': '\uFFFDx' });
     expect(JSON.stringify(activity.payload)).not.toMatch(/\\u0000|\\ud800/);
     expect((activity.payload as { actor: unknown }).actor).toEqual({ 'n\uFFFD': '\uFFFDx' });
+  });
+});
+
+describe('networkDeliverySchema and networkEventSchema (the zod schemas of a delivery)', () => {
+  const SUPPORTED = Object.keys(NETWORK_ACTIVITY_KIND_BY_TYPE);
+  const scalar = fc.oneof(
+    fc.constantFrom('', '  ', 'a', ' acc-1 ', null, true, 0, -1, 1.5, 1e308, 'x'.repeat(201)),
+    fc.string({ maxLength: 6, unit: 'binary' }),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+  );
+  const value = fc.oneof(
+    { arbitrary: scalar, weight: 4 },
+    fc.constant([]),
+    fc.constant({}),
+    fc.array(scalar, { maxLength: 2 }),
+    fc.dictionary(fc.constantFrom('id', 'type', '__proto__'), scalar, { maxKeys: 2 }),
+  );
+  const type = fc.oneof(
+    { arbitrary: fc.constantFrom(...SUPPORTED), weight: 6 },
+    fc.constantFrom('post.liked', 'message_sent', ' MESSAGE_SENT', '__proto__', 'constructor'),
+    value,
+  );
+  const event = fc.oneof(
+    {
+      arbitrary: fc.record(
+        {
+          id: value,
+          type,
+          account_id: value,
+          occurred_at: fc.constantFrom('2024-04-30T09:15:00Z', 'yesterday', 1714460100),
+          actor: value,
+          // Hostile keys: a prototype's name, or `events` inside an event.
+          ['__proto__']: value,
+          constructor: value,
+          events: value,
+        },
+        { requiredKeys: [] },
+      ),
+      weight: 8,
+    },
+    value,
+  );
+  const events = fc.oneof(
+    { arbitrary: fc.array(event, { maxLength: 12 }), weight: 20 },
+    // Around the limit: the events themselves do not matter there.
+    fc
+      .constantFrom(MAX_EVENTS_PER_DELIVERY, MAX_EVENTS_PER_DELIVERY + 1)
+      .map((n) => new Array<unknown>(n).fill({ type: 'MESSAGE_SENT', account_id: 'a' })),
+  );
+  const body = fc.oneof(
+    { arbitrary: events, weight: 4 },
+    { arbitrary: events.map((list) => ({ events: list })), weight: 4 },
+    { arbitrary: event, weight: 4 },
+    fc.record({ events: value }),
+    value,
+  );
+  /** What the receiver classifies: the body as JSON bytes, read back by parseJsonBody. */
+  const received = body.map((candidate) =>
+    parseJsonBody(Buffer.from(JSON.stringify(candidate) ?? 'null')),
+  );
+
+  it('accepts and refuses exactly what classifyBatch does, for the same reason', () => {
+    const seen = { accepted: 0, refused: 0, stored: 0, unsupported: 0, withoutAccount: 0 };
+    fc.assert(
+      fc.property(received, (candidate) => {
+        const parsed = networkDeliverySchema.safeParse(candidate);
+        let fast: ReturnType<typeof classifyBatch>;
+        try {
+          fast = classifyBatch(candidate);
+        } catch (error) {
+          expect(error).toMatchObject({ status: 400 });
+          expect(parsed.success).toBe(false);
+          if (!parsed.success) {
+            expect(parsed.error.issues[0].message).toBe((error as Error).message);
+          }
+          seen.refused++;
+          return;
+        }
+        expect(parsed.success).toBe(true);
+        const list = (parsed.data as { events: unknown[] }).events;
+        // Each event: stored, unsupported (no supported type) or without an account id.
+        const supported = list.filter((e) => supportedEventSchema.safeParse(e).success);
+        const stored = supported.filter((e) => networkEventSchema.safeParse(e).success);
+        expect(fast.unsupported).toBe(list.length - supported.length);
+        expect(fast.withoutAccount).toBe(supported.length - stored.length);
+        expect(fast.activities.map((a) => a.eventType)).toEqual(
+          stored.map((e) => (e as { type: string }).type),
+        );
+        seen.accepted++;
+        seen.stored += stored.length;
+        seen.unsupported += fast.unsupported;
+        seen.withoutAccount += fast.withoutAccount;
+      }),
+      { numRuns: 1500 },
+    );
+    // Every verdict was exercised.
+    expect(seen.accepted).toBeGreaterThan(100);
+    expect(seen.refused).toBeGreaterThan(50);
+    expect(seen.stored).toBeGreaterThan(100);
+    expect(seen.unsupported).toBeGreaterThan(100);
+    expect(seen.withoutAccount).toBeGreaterThan(100);
   });
 });

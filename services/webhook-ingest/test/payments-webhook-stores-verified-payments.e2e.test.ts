@@ -1,3 +1,4 @@
+import { createPurposeSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { PaymentProvider } from '@crm/shared/db';
 import {
@@ -10,7 +11,6 @@ import {
 } from '@crm/test-kit';
 import Stripe from 'stripe';
 import request from 'supertest';
-import { createSecretBox } from '../src/secrets/secret-box';
 import { testSecretBox, useReceiverStack } from './support/receiver-stack';
 
 /**
@@ -625,7 +625,10 @@ describe('the provider and connection in the URL', () => {
 
   it('a connection secret that does not open (sealed under another key): 503, nothing written', async () => {
     const tenantId = (await createTenant(db)).id;
-    const otherBox = createSecretBox('some-other-connection-secrets-key-0123456789');
+    const otherBox = createPurposeSecretBox(
+      'some-other-connection-secrets-key-0123456789',
+      CONNECTION_SECRETS,
+    );
     const { id } = await insertRow(db, 'payment_connections', {
       tenant_id: tenantId,
       provider: 'stripe',

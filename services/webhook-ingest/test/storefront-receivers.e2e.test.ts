@@ -1,6 +1,6 @@
+import { createPurposeSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { createTenant, insertRow, outboxEvents, tenantRows, testDb } from '@crm/test-kit';
-import { createSecretBox } from '../src/secrets/secret-box';
 import { useReceiverStack } from './support/receiver-stack';
 import {
   type Delivery,
@@ -376,7 +376,10 @@ describe.each(STOREFRONT_PLATFORMS)('$label', (platform) => {
         tenant_id: tenant.id,
         platform: provider,
         shop_identifier: identifier,
-        webhook_secret_ciphertext: createSecretBox('a-different-key-material-0123456789').seal('s'),
+        webhook_secret_ciphertext: createPurposeSecretBox(
+          'a-different-key-material-0123456789',
+          CONNECTION_SECRETS,
+        ).seal('s'),
       });
       await expectRefused(
         ({ body }) => ({ body }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rotatableKeyPair } from './key-pair';
 
 /** A TCP port given as a string in the environment. */
 export const port = (fallback: number) =>
@@ -62,22 +63,14 @@ export const serviceEnv = z.object({
     'Copies of the event stream in a NATS cluster: 1 for a single server, ' +
       '3 on the 3-node cluster of deploy/k8s.',
   ),
-  INTERNAL_TOKEN_SECRET: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional()
-    .describe(
+  ...rotatableKeyPair('INTERNAL_TOKEN_SECRET', {
+    current:
       'HMAC key of the gateway -> service identity header, 32+ characters, the same in every ' +
-        'service. Unset: random per run under `npm start`; a service started alone requires it.',
-    ),
-  INTERNAL_TOKEN_SECRET_PREVIOUS: z
-    .string()
-    .min(32, { message: 'must be at least 32 characters' })
-    .optional()
-    .describe(
-      'During a rotation only: the previous INTERNAL_TOKEN_SECRET. Services accept identity ' +
-        'headers signed with either; the gateway signs with the current one (docs/operations.md).',
-    ),
+      'service. Unset: random per run under `npm start`; a service started alone requires it.',
+    previous:
+      'Services accept identity headers signed with either; the gateway signs with the current ' +
+      'one (docs/operations.md).',
+  }),
   BODY_LIMIT_BYTES: positiveInt(1_048_576).describe(
     'Largest request body a service parses, in bytes; a larger one gets 413.',
   ),

@@ -11,4 +11,12 @@ export {
   SVC_TIMESTAMP_HEADER,
   type SvcSignatureHeaders,
 } from './svc-signature';
-export { createPurposeSecretBox, secretKeyRing, type SecretBox } from './secret-box';
+export {
+  configuredSecretBox,
+  createPurposeSecretBox,
+  secretKeyRing,
+  CONNECTION_SECRETS,
+  WORKFLOW_SIGNING_SECRETS,
+  type SecretBox,
+  type SecretBoxPurpose,
+} from './secret-box';

@@ -98,3 +98,53 @@ export function secretKeyRing(keys: {
     : [keys.internalTokenSecret, keys.previousKey ?? keys.previousInternalTokenSecret];
   return previous && previous !== current ? [current, previous] : [current];
 }
+
+/**
+ * What a box seals: the config name of the key pair its keys come from (`<keyName>` and
+ * `<keyName>_PREVIOUS`, declared with rotatableKeyPair) and the HKDF salt and info that give it
+ * keys of its own. Changing the salt or info makes every secret sealed for it unreadable.
+ */
+export interface SecretBoxPurpose<N extends string = string> {
+  keyName: N;
+  salt: string;
+  info: string;
+}
+
+/*
+ * Every purpose is listed here, next to the box, so no two can come to share a derivation and a
+ * service cannot wire its box differently from another.
+ */
+
+/** webhook-ingest's storefront and payment connection secrets. */
+export const CONNECTION_SECRETS = {
+  keyName: 'CONNECTION_SECRETS_KEY',
+  salt: 'crm-webhook-ingest',
+  info: 'connection-secrets v1',
+} as const satisfies SecretBoxPurpose;
+
+/** automation's workflow signing secrets: read back to sign every outbound request. */
+export const WORKFLOW_SIGNING_SECRETS = {
+  keyName: 'AUTOMATION_SECRETS_KEY',
+  salt: 'crm-automation',
+  info: 'workflow-signing-secrets v1',
+} as const satisfies SecretBoxPurpose;
+
+/**
+ * A service's box for `purpose`, from its config: the purpose's own key pair when set, else the
+ * internal token secret (see secretKeyRing).
+ */
+export function configuredSecretBox<N extends string>(
+  purpose: SecretBoxPurpose<N>,
+  config: { [K in N | `${N}_PREVIOUS`]?: string },
+  secrets: { internalTokenSecret: string; previousInternalTokenSecret?: string },
+): SecretBox {
+  const keys = config as Partial<Record<string, string>>;
+  return createPurposeSecretBox(
+    secretKeyRing({
+      key: keys[purpose.keyName],
+      previousKey: keys[`${purpose.keyName}_PREVIOUS`],
+      ...secrets,
+    }),
+    purpose,
+  );
+}

@@ -1,10 +1,9 @@
-import { secretKeyRing } from '@crm/shared/crypto';
+import { configuredSecretBox, WORKFLOW_SIGNING_SECRETS, type SecretBox } from '@crm/shared/crypto';
 import type { Database } from '@crm/shared/db';
 import type { IdentitySecrets } from '@crm/shared/identity';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { createSecretBox, type SecretBox } from '../secrets/secret-box';
 import { Engine } from './engine';
 import { TenantLimiter } from './limiter';
 import { createOutboundClient, type OutboundClient } from './outbound';
@@ -14,13 +13,7 @@ export const MAX_PENDING_RUNS = 10_000;
 
 /** Workflow secrets' box: AUTOMATION_SECRETS_KEY (or the internal token secret) and its previous value. */
 export function secretBoxFor(config: Config, secrets: IdentitySecrets): SecretBox {
-  return createSecretBox(
-    secretKeyRing({
-      key: config.AUTOMATION_SECRETS_KEY,
-      previousKey: config.AUTOMATION_SECRETS_KEY_PREVIOUS,
-      ...secrets,
-    }),
-  );
+  return configuredSecretBox(WORKFLOW_SIGNING_SECRETS, config, secrets);
 }
 
 /** The engine and the HTTP client it sends with (close the client when done). */

@@ -16,7 +16,7 @@ import {
 } from '../runs/runs.repository';
 import type { RunEvent, RunStarter, StoredContext } from '../runs/run-starter';
 import type { RunWithSteps, SampleInput, Step } from '../runs/runs.schema';
-import type { SecretBox } from '../secrets/secret-box';
+import type { SecretBox } from '@crm/shared/crypto';
 import { enabledWorkflows, type StoredWorkflow } from '../workflows/workflows.repository';
 import type { WorkflowNode } from '../workflows/workflows.schema';
 import type { TenantLimiter } from './limiter';

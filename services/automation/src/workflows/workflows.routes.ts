@@ -4,7 +4,8 @@ import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';
-import { newSigningSecret, type SecretBox } from '../secrets/secret-box';
+import type { SecretBox } from '@crm/shared/crypto';
+import { newSigningSecret } from './signing-secret';
 import { refuseNonPublicWebhookTargets } from './public-webhook-target';
 import {
   deleteWorkflow,

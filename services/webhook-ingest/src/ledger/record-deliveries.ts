@@ -1,8 +1,9 @@
-import { asTenant, withSystemScope, type Database, type Trx } from '@crm/shared/db';
-import { sql, type Kysely } from 'kysely';
+import { asTenant, withSystemScope, type Database } from '@crm/shared/db';
+import type { Kysely } from 'kysely';
 import type { Settled } from './group-commit';
+import { claimDeliveries, recordOutcomes } from './ledger.repository';
 import {
-  claimSql,
+  ledgerValues,
   MAX_DETAIL,
   recordDelivery,
   type Delivery,
@@ -54,9 +55,9 @@ async function recordTogether<T extends Outcome>(
     if (!firsts.has(delivery.deliveryId)) firsts.set(delivery.deliveryId, i);
   });
   return withSystemScope(db, async (trx) => {
-    const ledgerIds = await claimAll(
+    const ledgerIds = await claimDeliveries(
       trx,
-      [...firsts.values()].map((i) => deliveries[i]),
+      [...firsts.values()].map((i) => ledgerValues(deliveries[i], 'failed')),
     );
     const claimed = [...firsts.values()].filter((i) => ledgerIds.has(deliveries[i].deliveryId));
     const outcomes =
@@ -81,19 +82,15 @@ async function recordTogether<T extends Outcome>(
         },
       ]),
     );
-    await recordOutcomes(trx, [...recorded.values()]);
+    const rows = ledgerOutcomes([...recorded.values()]);
+    if (rows.length > 0) await recordOutcomes(trx, rows);
     return deliveries.map((_, i) => ({ value: recorded.get(i) ?? { duplicate: true } }));
   });
 }
 
-/** Claims each delivery as claimSql does; returns delivery id -> ledger id of the claimed. */
-async function claimAll(trx: Trx, deliveries: Delivery[]): Promise<Map<string, string>> {
-  const rows = await claimSql(trx, deliveries).returning(['id', 'delivery_id']).execute();
-  return new Map(rows.map((row) => [row.delivery_id, row.id]));
-}
-
-async function recordOutcomes<T extends Outcome>(trx: Trx, recorded: Recorded<T>[]): Promise<void> {
-  const rows = recorded.flatMap((entry) =>
+/** The ledger rows' outcomes of the claimed deliveries (one statement records them all). */
+function ledgerOutcomes<T extends Outcome>(recorded: Recorded<T>[]) {
+  return recorded.flatMap((entry) =>
     'result' in entry
       ? [
           {
@@ -105,12 +102,4 @@ async function recordOutcomes<T extends Outcome>(trx: Trx, recorded: Recorded<T>
         ]
       : [],
   );
-  if (rows.length === 0) return;
-  await sql`
-    UPDATE inbound_events AS e
-       SET outcome = v.outcome, tenant_id = v.tenant_id, detail = v.detail,
-           processed_at = clock_timestamp()
-      FROM json_to_recordset(${JSON.stringify(rows)}::json)
-           AS v(id uuid, outcome text, tenant_id uuid, detail text)
-     WHERE e.id = v.id`.execute(trx);
 }

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { sql } from 'kysely';
 import { ledgerHeaders } from '@crm/shared/inbound';
 import {
   asTenant,
@@ -10,6 +9,12 @@ import {
   type Trx,
 } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
+import {
+  claimDelivery,
+  recordFailure,
+  recordOutcome,
+  type LedgerValues,
+} from './ledger.repository';
 
 /**
  * One accepted delivery: verified, or accepted unverified where that is specified (a storefront
@@ -137,7 +142,7 @@ export async function recordDelivery<T extends Outcome>(
   const routing = new Routing(delivery.reprocessedFor);
   try {
     return await withSystemScope(db, async (trx) => {
-      const ledgerId = await claim(trx, delivery);
+      const ledgerId = await claimDelivery(trx, ledgerValues(delivery, 'failed'));
       if (!ledgerId) return { duplicate: true } as const;
       const result = await handle({
         trx,
@@ -145,16 +150,11 @@ export async function recordDelivery<T extends Outcome>(
         routeTo: (tenantIds) => routing.routeTo(tenantIds),
       });
       routing.checkOutcome(result.tenantId);
-      await trx
-        .updateTable('inbound_events')
-        .set({
-          outcome: result.outcome,
-          tenant_id: result.tenantId ?? null,
-          detail: result.detail?.slice(0, MAX_DETAIL) ?? null,
-          processed_at: new Date(),
-        })
-        .where('id', '=', ledgerId)
-        .execute();
+      await recordOutcome(trx, ledgerId, {
+        outcome: result.outcome,
+        tenant_id: result.tenantId ?? null,
+        detail: result.detail?.slice(0, MAX_DETAIL) ?? null,
+      });
       return { duplicate: false, ledgerId, result } as const;
     });
   } catch (error) {
@@ -162,11 +162,11 @@ export async function recordDelivery<T extends Outcome>(
     const permanent = permanentFailureOf(error);
     const routed = routing.tenantId ?? delivery.tenantId;
     if (!permanent) {
-      await recordFailure(db, delivery, errorMessage(error), routed).catch(() => undefined);
+      await keepFailure(db, delivery, errorMessage(error), routed).catch(() => undefined);
       throw error;
     }
     routing.checkOutcome(permanent.tenantId ?? routed);
-    const ledgerId = await recordFailure(
+    const ledgerId = await keepFailure(
       db,
       delivery,
       permanent.detail,
@@ -236,37 +236,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** INSERT, or re-claim a failed row; undefined when the delivery is already recorded. */
-async function claim(trx: Trx, delivery: Delivery): Promise<string | undefined> {
-  const row = await claimSql(trx, [delivery]).returning('id').executeTakeFirst();
-  return row?.id;
-}
-
-/**
- * The claim of deliveries (distinct ids): a new one is inserted as `failed` until its outcome
- * is recorded in the same transaction; a failed one is claimed again (attempts + 1); one
- * recorded otherwise is left alone and returns no row (a redelivery).
- */
-export function claimSql(trx: Trx, deliveries: Delivery[]) {
-  return trx
-    .insertInto('inbound_events')
-    .values(deliveries.map((delivery) => ledgerValues(delivery, 'failed')))
-    .onConflict((oc) =>
-      oc
-        .columns(['provider', 'delivery_id'])
-        .doUpdateSet((eb) => ({
-          attempts: sql`${eb.ref('inbound_events.attempts')} + 1`,
-          raw_body: eb.ref('excluded.raw_body'),
-          // A re-processing sends no headers: the original's stay.
-          headers: sql`coalesce(${eb.ref('excluded.headers')}, ${eb.ref('inbound_events.headers')})`,
-          verification: eb.ref('excluded.verification'),
-          received_at: sql`now()`,
-        }))
-        .where('inbound_events.outcome', '=', 'failed'),
-    );
-}
-
-function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {
+/** A delivery's ledger columns, claimed as `outcome` (`failed` until its outcome is recorded). */
+export function ledgerValues(delivery: Delivery, outcome: InboundOutcome): LedgerValues {
   return {
     provider: delivery.provider,
     delivery_id: delivery.deliveryId,
@@ -284,27 +255,14 @@ function ledgerValues(delivery: Delivery, outcome: InboundOutcome) {
  * Keeps the delivery as `failed` with `reason`, in a transaction of its own (the handler's
  * rolled back). Returns the ledger id, or undefined when the delivery is recorded as done.
  */
-async function recordFailure(
+async function keepFailure(
   db: Kysely<Database>,
   delivery: Delivery,
   reason: string,
   tenantId: string | null = null,
 ): Promise<string | undefined> {
-  // Not the delivery's headers on a conflict: the row keeps the ones of its first attempt.
   const detail = reason.slice(0, MAX_DETAIL);
-  const tenant = tenantId ? { tenant_id: tenantId } : {};
-  const row = await withSystemScope(db, (trx) =>
-    trx
-      .insertInto('inbound_events')
-      .values({ ...ledgerValues(delivery, 'failed'), ...tenant, detail, processed_at: new Date() })
-      .onConflict((oc) =>
-        oc
-          .columns(['provider', 'delivery_id'])
-          .doUpdateSet({ ...tenant, detail, processed_at: new Date() })
-          .where('inbound_events.outcome', '=', 'failed'),
-      )
-      .returning('id')
-      .executeTakeFirst(),
+  return withSystemScope(db, (trx) =>
+    recordFailure(trx, ledgerValues(delivery, 'failed'), detail, tenantId),
   );
-  return row?.id;
 }

@@ -2,7 +2,7 @@ import type { Database } from '@crm/shared/db';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { SecretBox } from '../secrets/secret-box';
+import type { SecretBox } from '@crm/shared/crypto';
 
 /** What every provider's receiver router is built from (app.ts makes one). */
 export interface ReceiverContext {

@@ -1,3 +1,4 @@
+import { createPurposeSecretBox, CONNECTION_SECRETS } from '@crm/shared/crypto';
 import {
   type CapturedLogger,
   captureLogger,
@@ -6,7 +7,6 @@ import {
   useServiceBehindGateway,
 } from '@crm/test-kit';
 import { service as webhookIngest } from '../../src/main';
-import { createSecretBox } from '../../src/secrets/secret-box';
 
 /** The PUBLIC_BASE_URL the test stack's webhook-ingest believes providers call. */
 export const TEST_PUBLIC_BASE_URL = 'https://crm.example.test';
@@ -31,4 +31,5 @@ export function useReceiverStack(env: Record<string, string> = {}): ReceiverStac
 }
 
 /** Seals connection secrets the way the test stack's webhook-ingest opens them. */
-export const testSecretBox = () => createSecretBox(TEST_INTERNAL_TOKEN_SECRET);
+export const testSecretBox = () =>
+  createPurposeSecretBox(TEST_INTERNAL_TOKEN_SECRET, CONNECTION_SECRETS);

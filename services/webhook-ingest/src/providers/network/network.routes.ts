@@ -16,6 +16,7 @@ import type { ReceiverContext } from '../../receivers/receiver-context';
 import { proofTokenOf } from '../../tenancy/identifier-proofs';
 import { classifyBatch, type ClassifiedBatch } from './batch';
 import { handleNetworkBatch, handleNetworkBatches, type NetworkOutcome } from './network-delivery';
+import { challengeQuerySchema } from './network.schema';
 import { verifyNetworkSignature } from './network-signature';
 
 export const NETWORK_PATH = '/api/webhooks/network';
@@ -33,12 +34,13 @@ export function networkReceiver(ctx: ReceiverContext): Router {
   const writer = networkWriter(ctx);
 
   router.get(NETWORK_PATH, (req: Request, res: Response) => {
-    const challenge = req.query.challenge;
+    const query = challengeQuerySchema.safeParse(req.query);
+    if (!query.success) throw unprocessable(query.error.issues[0].message);
+    const { challenge } = query.data;
     if (challenge === undefined) {
       res.json({ ok: true, status: 'ready' });
       return;
     }
-    if (typeof challenge !== 'string') throw unprocessable('`challenge` must be a single value');
     // The value is reflected verbatim: plain text that browsers must not sniff into HTML.
     res.set('X-Content-Type-Options', 'nosniff').type('text/plain').send(challenge);
   });

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { sha256Hex } from '@crm/shared/crypto';
 import { secretUnavailable, type Verification } from '@crm/shared/inbound';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../../secrets/secret-box';
+import type { SecretBox } from '@crm/shared/crypto';
 import type { StorefrontClaim } from '../../tenancy/cross-tenant-lookups';
 
 /** Where a storefront delivery goes, decided before anything is written. */
