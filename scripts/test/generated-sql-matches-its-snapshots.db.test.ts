@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { withSystemScope, withTenant, type Database, type Db } from '@crm/shared/db';
 import type { CursorPageQuery } from '@crm/shared/pagination';
-import { createTenant, testDb } from '@crm/shared/testing';
+import { createTenant, insertRow, testDb } from '@crm/shared/testing';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import { claimRoundSql } from '../../libs/shared/src/events/relay';
 import {
@@ -13,13 +13,17 @@ import {
   type LeadSortKey,
 } from '@crm/records';
 import { readTimeline } from '../../services/crm-api/src/timeline/timeline.repository';
+import {
+  insertNetworkEvents,
+  type AccountActivity,
+} from '../../services/webhook-ingest/src/providers/network/network.repository';
 import { formatSql } from './support/format-sql';
 
 /*
  * The large statements the code generates, as committed .sql files a review can read: a change
- * to the lead import's upsert, the relay's claim, the lead list's pages and searches or the
- * timeline shows in the diff as the SQL Postgres will get, not only as the TypeScript that
- * builds it. Each statement is taken as it is sent (a Kysely that logs what it runs, on the
+ * to the lead import's upsert, the relay's claim, the lead list's pages and searches, the
+ * timeline or the network receiver's insert shows in the diff as the SQL Postgres will get, not
+ * only as the TypeScript that builds it. Each statement is taken as it is sent (a Kysely that logs what it runs, on the
  * test database) or compiled (the claim), laid out by scripts/test/support/format-sql.ts, and
  * compared with its file in scripts/test/sql-snapshots/ (one file a statement; parameters are
  * `$1`, `$2`, ..., their values are not part of it).
@@ -242,6 +246,36 @@ describe("a lead's timeline", () => {
       'lead-timeline-first-page',
       "A lead's timeline, first page (services/crm-api/src/timeline/timeline.repository.ts readTimeline)",
       statements.find((s) => s.includes('UNION ALL')),
+    );
+  });
+});
+
+describe("the network receiver's insert", () => {
+  it("stores a tenant's activities in one statement, skipping redelivered ones", async () => {
+    const account = await insertRow(database, 'network_accounts', {
+      tenant_id: tenantId,
+      external_account_id: `snap-${tenantId}`,
+    });
+    const activity = (externalEventId: string): AccountActivity => ({
+      accountId: account.id,
+      externalAccountId: `snap-${tenantId}`,
+      externalEventId,
+      kind: 'network_connection_sent',
+      eventType: 'INVITATION_SENT',
+      actor: { name: 'Ann' },
+      occurredAt: new Date('2026-11-24T10:00:00Z'),
+      payload: { id: externalEventId, type: 'INVITATION_SENT' },
+    });
+    const statements = await statementsOf(async () => {
+      const stored = await withTenant(db, tenantId, (trx) =>
+        insertNetworkEvents(trx, tenantId, [activity('snap-1'), activity('snap-2')]),
+      );
+      expect(stored.map((row) => row.external_event_id)).toEqual(['snap-1', 'snap-2']);
+    });
+    expectSnapshot(
+      'network-receiver-inserts-events',
+      "The network receiver: one INSERT of a tenant's activities from a JSON recordset (services/webhook-ingest/src/providers/network/network.repository.ts insertNetworkEvents)",
+      statements.find((s) => /INSERT INTO network_events/.test(s)),
     );
   });
 });

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { withSystemScope, withTenant } from '@crm/shared/db';
-import { eventsOfRow } from '@crm/shared/events';
-import { createTenant, eventually, testDb } from '@crm/shared/testing';
+import { createTenant, eventually, outboxEvents, testDb } from '@crm/shared/testing';
 import { upsertLeadFillingBlanks } from '../src/leads/leads.repository';
 import type { LeadInput } from '../src/leads/normalize-lead';
 
@@ -27,19 +26,8 @@ function leadsOf(tenantId: string) {
     trx.selectFrom('crm_leads').selectAll().where('tenant_id', '=', tenantId).execute(),
   );
 }
-function eventTypesOf(tenantId: string) {
-  return withSystemScope(db, async (trx) =>
-    (
-      await trx
-        .selectFrom('event_outbox')
-        .select('envelope')
-        .where('tenant_id', '=', tenantId)
-        .orderBy('seq')
-        .execute()
-    )
-      .flatMap((row) => eventsOfRow(row.envelope))
-      .map((e) => e.type),
-  );
+async function eventTypesOf(tenantId: string) {
+  return (await outboxEvents(database, tenantId)).map((e) => e.type);
 }
 /** A lead written straight to the table, as no API writes it. */
 function insertRaw(tenantId: string, columns: { first_name: string; custom_fields: string }) {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { withSystemScope, withTenant } from '@crm/shared/db';
-import { eventsOfRow } from '@crm/shared/events';
-import { createTenant, eventually, testDb } from '@crm/shared/testing';
+import { createTenant, eventually, outboxEvents, testDb } from '@crm/shared/testing';
 import { upsertLeads } from '../src/leads/leads.repository';
 import type { LeadInput } from '../src/leads/normalize-lead';
 
@@ -24,20 +23,13 @@ function leadsOf(tenantId: string) {
       .execute(),
   );
 }
-function eventsOf(tenantId: string) {
-  return withSystemScope(db, async (trx) =>
-    (
-      await trx
-        .selectFrom('event_outbox')
-        .select(['envelope'])
-        .where('tenant_id', '=', tenantId)
-        .orderBy('seq')
-        .execute()
-    )
-      // A bulk write stores batch rows: each event of them, in order.
-      .flatMap((row) => eventsOfRow(row.envelope))
-      .map((e) => ({ type: e.type, id: e.record.id, email: e.data.email as string })),
-  );
+/** Each event, in order (outboxEvents unpacks the batch rows a bulk write stores). */
+async function eventsOf(tenantId: string) {
+  return (await outboxEvents(database, tenantId)).map(({ envelope: e }) => ({
+    type: e.type,
+    id: e.record.id,
+    email: e.data.email as string,
+  }));
 }
 /** Resolves once a statement of ours (matching `text`) waits for another transaction's lock. */
 function waitingOnLock(text: string) {

@@ -3,7 +3,9 @@
  * JOIN, ORDER BY, ...) on a line of its own, a subquery indented inside its brackets, a
  * select list or SET list one item a line, AND/OR of a WHERE one condition a line. Only white
  * space changes: quoted names, strings and comments are kept as they are, so the text read
- * is the text sent. Deterministic, so a snapshot changes only when the statement does.
+ * is the text sent. A `--` comment ends its line (what follows it would otherwise read as
+ * commented out), and one that began a line in the statement begins one here too.
+ * Deterministic, so a snapshot changes only when the statement does.
  */
 
 const CLAUSES = [
@@ -61,6 +63,8 @@ interface Token {
   text: string;
   /** White space came before it in the statement. */
   spaced: boolean;
+  /** That white space held a line break. */
+  newline: boolean;
 }
 
 /** Words, quoted names, strings, comments, brackets and commas, each one token. */
@@ -69,13 +73,16 @@ function tokenize(sql: string): Token[] {
     /\s+|'(?:[^']|'')*'|"(?:[^"]|"")*"|\/\*[\s\S]*?\*\/|--[^\n]*|\$[0-9]+|[(),;]|[^\s'"(),;]+/g;
   const tokens: Token[] = [];
   let spaced = false;
+  let newline = false;
   for (const [text] of sql.matchAll(pattern)) {
     if (/^\s+$/.test(text)) {
       spaced = true;
+      newline ||= text.includes('\n');
       continue;
     }
-    tokens.push({ text, spaced });
+    tokens.push({ text, spaced, newline });
     spaced = false;
+    newline = false;
   }
   return tokens;
 }
@@ -83,9 +90,18 @@ function tokenize(sql: string): Token[] {
 /** Words after which FROM is part of an expression (`ROWS FROM (...)`, `IS DISTINCT FROM`). */
 const NOT_A_CLAUSE_AFTER = new Set(['rows', 'distinct']);
 
+/** Words before which WITH is part of an expression (`... WITH ORDINALITY AS r(...)`). */
+const NOT_WITH_BEFORE = new Set(['ordinality']);
+
 /** The clause starting at token i (its words matched case-insensitively), if one does. */
 function clauseAt(tokens: Token[], i: number): string | undefined {
   if (NOT_A_CLAUSE_AFTER.has(tokens[i - 1]?.text.toLowerCase() ?? '')) return undefined;
+  if (
+    tokens[i].text.toLowerCase() === 'with' &&
+    NOT_WITH_BEFORE.has(tokens[i + 1]?.text.toLowerCase() ?? '')
+  ) {
+    return undefined;
+  }
   const found = CLAUSES.find((words) =>
     words.every((word, k) => tokens[i + k]?.text.toLowerCase() === word),
   );
@@ -113,7 +129,11 @@ export function formatSql(sql: string): string {
     const token = tokens[i];
     const frame = frames[frames.length - 1];
     const clause = frame.query ? clauseAt(tokens, i) : undefined;
-    if (clause) {
+    if (token.text.startsWith('--')) {
+      if (token.newline) breakLine(frame.indent);
+      put(token);
+      breakLine(frame.indent);
+    } else if (clause) {
       breakLine(frame.indent);
       const words = clause.split(' ').length;
       for (let k = 0; k < words; k++) put(tokens[i + k], k > 0);

@@ -1,5 +1,12 @@
 import { withSystemScope, withTenant } from '@crm/shared/db';
-import { addMember, createAccount, signIn, tenantSession, testDb } from '@crm/test-kit';
+import {
+  addMember,
+  createAccount,
+  outboxEvents,
+  signIn,
+  tenantSession,
+  testDb,
+} from '@crm/test-kit';
 import request from 'supertest';
 import { useStack } from './support/stack';
 
@@ -25,14 +32,7 @@ function productsOf(tenantId: string) {
   );
 }
 function eventsOf(tenantId: string) {
-  return withSystemScope(database.db, (trx) =>
-    trx
-      .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('seq')
-      .execute(),
-  );
+  return outboxEvents(database, tenantId);
 }
 async function eventTypes(tenantId: string) {
   return (await eventsOf(tenantId)).map((e) => e.type);

@@ -1,5 +1,5 @@
 import { withSystemScope } from '@crm/shared/db';
-import { tenantSession, testDb } from '@crm/test-kit';
+import { outboxEvents, tenantSession, testDb } from '@crm/test-kit';
 import request from 'supertest';
 import { useStack } from './support/stack';
 
@@ -18,14 +18,7 @@ function leadsOf(tenantId: string) {
   );
 }
 function outboxOf(tenantId: string) {
-  return withSystemScope(database.db, (trx) =>
-    trx
-      .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('seq')
-      .execute(),
-  );
+  return outboxEvents(database, tenantId);
 }
 function jobsOf(tenantId: string) {
   return withSystemScope(database.db, (trx) =>
@@ -112,7 +105,7 @@ describe('POST /api/v1/import/leads (as specified, through the gateway)', () => 
     ]);
     const events = await outboxOf(tenantId);
     expect(events.map((e) => e.type)).toEqual(['lead.created', 'lead.created']);
-    expect(events.map((e) => (e.envelope as { record: { id: string } }).record.id)).toEqual(
+    expect(events.map((e) => e.envelope.record.id)).toEqual(
       res.body.data.map((d: { id: string }) => d.id),
     );
     expect(await jobsOf(tenantId)).toEqual([

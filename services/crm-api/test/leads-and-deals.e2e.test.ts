@@ -3,6 +3,7 @@ import {
   addMember,
   createAccount,
   createTenant,
+  outboxEvents,
   signIn,
   tenantSession,
   testDb,
@@ -28,17 +29,8 @@ function dealsOf(tenantId: string) {
     trx.selectFrom('crm_deals').selectAll().where('tenant_id', '=', tenantId).execute(),
   );
 }
-function eventTypes(tenantId: string) {
-  return withSystemScope(database.db, async (trx) =>
-    (
-      await trx
-        .selectFrom('event_outbox')
-        .select('type')
-        .where('tenant_id', '=', tenantId)
-        .orderBy('seq')
-        .execute()
-    ).map((r) => r.type),
-  );
+async function eventTypes(tenantId: string) {
+  return (await outboxEvents(database, tenantId)).map((e) => e.type);
 }
 
 describe('GET /api/crm/leads', () => {

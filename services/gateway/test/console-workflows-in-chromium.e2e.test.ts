@@ -9,6 +9,7 @@ import {
   createTenant,
   eventually,
   launchChromium,
+  outboxEvents,
   PASSWORD,
   saveScreenshot,
   seriousAxeViolations,
@@ -247,14 +248,9 @@ describe('the Workflows screen', () => {
 
   it('a test run on a recent event picked from the list shows its steps', async () => {
     // The two imports' lead.created events: the older one (Ann's) is picked.
-    const events = await withSystemScope(stack.database.db, (trx) =>
-      trx
-        .selectFrom('event_outbox')
-        .select(['id', sql<string>`envelope -> 'data' ->> 'email'`.as('email')])
-        .where('tenant_id', '=', own.tenantId)
-        .where('type', '=', 'lead.created')
-        .execute(),
-    );
+    const events = (await outboxEvents(stack.database, own.tenantId))
+      .filter((event) => event.type === 'lead.created')
+      .map(({ envelope }) => ({ id: envelope.id, email: envelope.data.email }));
     const ann = events.find((event) => event.email === 'ann@acme.test');
     expect(ann).toBeDefined();
     const before = (await runsOf(own.tenantId)).length;

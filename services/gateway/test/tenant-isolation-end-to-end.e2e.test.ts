@@ -9,6 +9,7 @@ import {
   captureLogger,
   createAccount,
   createTenant,
+  outboxEvents,
   signIn,
   TEST_INTERNAL_TOKEN_SECRET,
   testAppDeps,
@@ -99,6 +100,7 @@ function tenantsSeenByCrmApi(): string[] {
 }
 
 async function rowsOfTenantB() {
+  const events = (await outboxEvents(database, tenantB.id)).map(({ envelope }) => envelope.id);
   return withSystemScope(database.db, async (trx) => ({
     members: await trx
       .selectFrom('tenant_users')
@@ -111,11 +113,7 @@ async function rowsOfTenantB() {
       .selectAll()
       .where('tenant_id', '=', tenantB.id)
       .execute(),
-    events: await trx
-      .selectFrom('event_outbox')
-      .select('id')
-      .where('tenant_id', '=', tenantB.id)
-      .execute(),
+    events,
   }));
 }
 

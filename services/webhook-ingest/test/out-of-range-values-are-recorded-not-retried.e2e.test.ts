@@ -1,6 +1,6 @@
 import { createHmac, randomInt, randomUUID } from 'node:crypto';
 import { withSystemScope, type PaymentProvider } from '@crm/shared/db';
-import { createTenant, insertRow, ledgerRows, testDb } from '@crm/test-kit';
+import { createTenant, insertRow, ledgerRows, outboxEvents, testDb } from '@crm/test-kit';
 import { sql, type RawBuilder } from 'kysely';
 import Stripe from 'stripe';
 import request from 'supertest';
@@ -28,13 +28,11 @@ const hmacHex = (secret: string, data: string) =>
 
 /** The tenant's rows in `tables` and its outbox events. */
 async function footprint(tenantId: string, tables: string[]) {
+  const outbox = (await outboxEvents(db, tenantId)).length;
   return withSystemScope(db.db, async (trx) => {
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(trx)).rows[0].n);
-    const result: Record<string, number> = {
-      outbox: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM event_outbox
-        WHERE tenant_id = ${tenantId}`),
-    };
+    const result: Record<string, number> = { outbox };
     for (const table of tables) {
       result[table] = await count(sql<{ n: string }>`SELECT count(*)::text AS n
         FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`);

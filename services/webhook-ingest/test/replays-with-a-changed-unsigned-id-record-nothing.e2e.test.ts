@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { withSystemScope, type PaymentProvider } from '@crm/shared/db';
-import { createTenant, insertRow, testDb } from '@crm/test-kit';
+import { createTenant, insertRow, outboxEvents, testDb } from '@crm/test-kit';
 import { sql, type RawBuilder } from 'kysely';
 import Stripe from 'stripe';
 import request from 'supertest';
@@ -48,14 +48,14 @@ const DUPLICATE = { received: true, duplicate: true };
  * with exactly these bytes, the tenant's outbox events, and its rows in `tables`.
  */
 async function footprint(tenantId: string, raw: string, tables: string[]) {
+  const outbox = (await outboxEvents(db, tenantId)).length;
   return withSystemScope(db.db, async (trx) => {
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(trx)).rows[0].n);
     const result: Record<string, number> = {
       ledger: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM inbound_events
         WHERE tenant_id = ${tenantId} OR raw_body = ${raw}`),
-      outbox: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM event_outbox
-        WHERE tenant_id = ${tenantId}`),
+      outbox,
     };
     for (const table of tables) {
       result[table] = await count(sql<{ n: string }>`SELECT count(*)::text AS n

@@ -1,7 +1,6 @@
 import { withSystemScope, withTenant, type Trx } from '@crm/shared/db';
 import type { Db } from '@crm/shared/db';
-import { eventsOfRow } from '@crm/shared/events';
-import { createTenant } from '@crm/shared/testing';
+import { createTenant, outboxEvents } from '@crm/shared/testing';
 import { sql } from 'kysely';
 
 /** Database tier support: tenants, their rows and their outbox events as stored. */
@@ -18,18 +17,11 @@ export function recordsDb(database: Db) {
         return rows;
       }),
     /** The tenant's outbox events in commit order: type, record and data. */
-    events: (tenantId: string) =>
-      withSystemScope(database.db, async (trx) =>
-        (
-          await trx
-            .selectFrom('event_outbox')
-            .select(['envelope'])
-            .where('tenant_id', '=', tenantId)
-            .orderBy('seq')
-            .execute()
-        )
-          .flatMap(({ envelope }) => eventsOfRow(envelope))
-          .map((e) => ({ type: e.type, record: e.record, data: e.data })),
-      ),
+    events: async (tenantId: string) =>
+      (await outboxEvents(database, tenantId)).map(({ envelope: e }) => ({
+        type: e.type,
+        record: e.record,
+        data: e.data,
+      })),
   };
 }

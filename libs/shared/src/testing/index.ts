@@ -13,5 +13,12 @@ export {
 } from './standalone';
 export { registeredPaths, pathsNotOwnedBy, type RegisteredPath } from './route-ownership';
 export { tenantRowCounts, allRowCounts } from './row-counts';
-export { insertRow, rowsWith, ledgerRows, tenantRows, outboxEvents } from './read-backs';
+export {
+  insertRow,
+  rowsWith,
+  ledgerRows,
+  tenantRows,
+  outboxEvents,
+  outboxEventsNaming,
+} from './read-backs';
 export { selectsSent, planReads } from './query-plans';

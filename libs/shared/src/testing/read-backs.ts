@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/create-db';
 import type { Database } from '../db/schema';
 import { withSystemScope } from '../db/tenant-scope';
+import type { EventEnvelope } from '../events/event-envelope';
 import { eventsOfRow } from '../events/outbox';
 
 /**
@@ -82,4 +83,29 @@ export async function outboxEvents(db: Db, tenantId: string) {
   return rows.flatMap((row) =>
     eventsOfRow(row.envelope).map((envelope) => ({ type: envelope.type, envelope })),
   );
+}
+
+/**
+ * Outbox events of any tenant whose `data` holds one of the given values (`{ email: ... }`),
+ * a batch row's events one by one, in commit order: the traces of a delivery's own identifiers,
+ * for a test that shows a delivery routed to no tenant published nothing (see rowsWith).
+ */
+export async function outboxEventsNaming(db: Db, data: Record<string, string>) {
+  const fields = Object.entries(data);
+  if (fields.length === 0) return [];
+  const { rows } = await withSystemScope(db.db, (trx) =>
+    sql<{ envelope: EventEnvelope }>`
+      SELECT e.envelope
+        FROM event_outbox o
+       CROSS JOIN LATERAL json_array_elements(
+               CASE WHEN json_typeof(o.envelope) = 'array' THEN o.envelope
+                    ELSE json_build_array(o.envelope) END
+             ) WITH ORDINALITY AS e(envelope, n)
+       WHERE ${sql.join(
+         fields.map(([field, value]) => sql`e.envelope -> 'data' ->> ${field} = ${value}`),
+         sql` OR `,
+       )}
+       ORDER BY o.seq, e.n`.execute(trx),
+  );
+  return rows.map(({ envelope }) => ({ type: envelope.type, envelope }));
 }

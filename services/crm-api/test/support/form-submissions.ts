@@ -1,5 +1,5 @@
 import { withSystemScope, type Db } from '@crm/shared/db';
-import { tenantSession } from '@crm/test-kit';
+import { outboxEvents, tenantSession } from '@crm/test-kit';
 import type { Stack } from './stack';
 
 export type FormTenant = Awaited<ReturnType<typeof tenantSession>> & { slug: string };
@@ -18,8 +18,8 @@ export async function formTenant(stack: Stack, database: Db): Promise<FormTenant
 }
 
 /** Everything a submission could write for a tenant: leads, submissions and outbox events. */
-export function submissionRowsOf(database: Db, tenantId: string) {
-  return withSystemScope(database.db, async (trx) => ({
+export async function submissionRowsOf(database: Db, tenantId: string) {
+  const rows = await withSystemScope(database.db, async (trx) => ({
     leads: await trx
       .selectFrom('crm_leads')
       .selectAll()
@@ -34,11 +34,6 @@ export function submissionRowsOf(database: Db, tenantId: string) {
       .orderBy('created_at')
       .orderBy('id')
       .execute(),
-    events: await trx
-      .selectFrom('event_outbox')
-      .select(['type', 'envelope'])
-      .where('tenant_id', '=', tenantId)
-      .orderBy('seq')
-      .execute(),
   }));
+  return { ...rows, events: await outboxEvents(database, tenantId) };
 }

@@ -1,6 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { type Db, withSystemScope } from '@crm/shared/db';
-import { createTenant, insertRow, ledgerRows, outboxEvents, tenantRows } from '@crm/test-kit';
+import {
+  createTenant,
+  insertRow,
+  ledgerRows,
+  outboxEvents,
+  outboxEventsNaming,
+  tenantRows,
+} from '@crm/test-kit';
 import { sql, type RawBuilder } from 'kysely';
 import request from 'supertest';
 import { testSecretBox } from './receiver-stack';
@@ -73,6 +80,10 @@ export function storefrontDeliveries(
    * files write the same tables, so "nothing written" is checked by these keys, not totals.
    */
   async function traces(keys: { connectionId?: string; orderId?: unknown; email?: string }) {
+    const events = await outboxEventsNaming(database, {
+      external_order_id: String(keys.orderId ?? ''),
+      email: keys.email?.toLowerCase() ?? '',
+    });
     return withSystemScope(database.db, async (trx) => {
       const count = async (query: RawBuilder<{ n: string }>) =>
         Number((await query.execute(trx)).rows[0].n);
@@ -91,9 +102,7 @@ export function storefrontDeliveries(
           ? await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM crm_contacts
               WHERE email = ${keys.email.toLowerCase()}`)
           : 0,
-        events: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM event_outbox
-            WHERE envelope->'data'->>'external_order_id' = ${String(keys.orderId ?? '')}
-               OR envelope->'data'->>'email' = ${keys.email?.toLowerCase() ?? ''}`),
+        events: events.length,
       };
     });
   }
