@@ -35,8 +35,8 @@ import {
   type ServedService,
   type ServiceDefinition,
 } from '../libs/shared/src/service';
+import { buildConsoleIfMissing, consoleIsBuilt } from '../libs/test-kit/src/console-build';
 import { banner } from './dev/banner';
-import { buildConsoleIfMissing, consoleIsBuilt } from './dev/console-build';
 import {
   ECHO_RECEIVER_DEFAULT_PORT,
   startEchoReceiver,

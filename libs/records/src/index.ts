@@ -219,7 +219,6 @@ export {
   dealFilterFields,
   dealInputSchema,
   dealStageSchema,
-  uuid,
   type DealChange,
   type DealFilters,
   type DealInput,

@@ -37,7 +37,7 @@ export {
   type PlatformStack,
   type PlatformService,
 } from './platform-stack';
-export { buildConsoleIfMissing } from '../../../scripts/dev/console-build';
+export { buildConsoleIfMissing } from './console-build';
 export {
   launchChromium,
   addSessionCookies,

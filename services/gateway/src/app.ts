@@ -16,7 +16,7 @@ import { createRateLimits } from './rate-limit/limits';
 import { createSignInFailures } from './rate-limit/sign-in-failures';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { refuseCrossSiteWrites } from './security/cross-site-guard';
-import { requireTenantSession } from './tenancy/require-session';
+import { requireTenantSession } from './auth/require-session';
 import { SessionCache } from './tenancy/session-cache';
 
 /**

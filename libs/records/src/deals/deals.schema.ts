@@ -1,12 +1,11 @@
 import { DEAL_STAGES } from '@crm/shared/db';
-import { dateField } from '@crm/shared/http';
+import { dateField, uuid } from '@crm/shared/http';
 import { z } from 'zod';
 import { DEAL_VALUE_PATTERN, MAX_DEAL_TITLE } from './deal-rules';
 
 export const dealStageSchema = z.enum(DEAL_STAGES, {
   message: `stage must be one of: ${DEAL_STAGES.join(', ')}`,
 });
-export const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
 const currencies = new Set(Intl.supportedValuesOf('currency'));
 
 /** Filters of the deal list and the deal export: every one given must match. */

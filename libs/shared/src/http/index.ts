@@ -9,6 +9,7 @@ export {
 export { requestId, requestIdOf, requestLogger, REQUEST_ID_HEADER } from './request-id';
 export { validate } from './validate';
 export { dateField, dateTimeField, MIN_DATE, MAX_DATE } from './date-fields';
+export { uuid } from './uuid-field';
 export { errorHandler, notFoundHandler, toAppError } from './error-handler';
 export { databaseErrorToAppError } from './database-errors';
 export { jsonBody, rawBody, formBody } from './body-parsers';

@@ -1,5 +1,5 @@
 import { withTenant, type Database } from '@crm/shared/db';
-import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { errors, jsonBody, sendSuccess, uuid, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
@@ -7,7 +7,6 @@ import type { Kysely } from 'kysely';
 import { findEvent } from '../events/events.repository';
 import { workflowId } from '../workflows/workflows.routes';
 import { findWorkflow } from '../workflows/workflows.repository';
-import { uuid } from '../workflows/workflows.schema';
 import { planReplay } from './replay-plan';
 import type { RunStarter } from './run-starter';
 import { findRun, findRunForReplay, listRuns } from './runs.repository';

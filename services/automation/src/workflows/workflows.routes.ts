@@ -1,5 +1,5 @@
 import { withTenant, type Database } from '@crm/shared/db';
-import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { errors, jsonBody, sendSuccess, uuid, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery } from '@crm/shared/pagination';
 import { Router } from 'express';
@@ -14,12 +14,7 @@ import {
   listWorkflows,
   updateWorkflow,
 } from './workflows.repository';
-import {
-  createWorkflowSchema,
-  updateWorkflowSchema,
-  uuid,
-  WORKFLOW_PAGE,
-} from './workflows.schema';
+import { createWorkflowSchema, updateWorkflowSchema, WORKFLOW_PAGE } from './workflows.schema';
 
 const BASE = '/api/automations/workflows';
 const notFound = () => errors.notFound('Workflow not found');

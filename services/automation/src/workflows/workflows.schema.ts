@@ -5,8 +5,6 @@ import { z } from 'zod';
 // The definition's rules live in @crm/shared/automation (the console's builder uses them too).
 export * from '@crm/shared/automation';
 
-export const uuid = (what: string) => z.uuid({ message: `${what} must be an id (uuid)` });
-
 export const WORKFLOW_PAGE = {
   sortable: ['created_at', 'updated_at', 'name'] as ['created_at', 'updated_at', 'name'],
   defaultSortBy: 'created_at' as const,

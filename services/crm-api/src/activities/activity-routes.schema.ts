@@ -1,4 +1,5 @@
-import { type ActivityColumn, uuid } from '@crm/records';
+import type { ActivityColumn } from '@crm/records';
+import { uuid } from '@crm/shared/http';
 import { z } from 'zod';
 
 /** Activities are listed by when they happened (crm_activities_by_occurred). */

@@ -1,4 +1,5 @@
-import { CONVERSATION_STATUSES, channelSchema, uuid } from '@crm/records';
+import { CONVERSATION_STATUSES, channelSchema } from '@crm/records';
+import { uuid } from '@crm/shared/http';
 import { z } from 'zod';
 
 /**

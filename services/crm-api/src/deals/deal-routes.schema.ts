@@ -1,4 +1,5 @@
-import { dealFilterFields, uuid } from '@crm/records';
+import { dealFilterFields } from '@crm/records';
+import { uuid } from '@crm/shared/http';
 import { z } from 'zod';
 
 /**

@@ -15,9 +15,8 @@ import {
   listDeals,
   lockDealStage,
   updateDeal,
-  uuid,
 } from '@crm/records';
-import { errors, jsonBody, sendSuccess, validate } from '@crm/shared/http';
+import { errors, jsonBody, sendSuccess, uuid, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { Router } from 'express';
 import type { Kysely } from 'kysely';

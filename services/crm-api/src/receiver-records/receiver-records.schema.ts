@@ -1,5 +1,5 @@
-import { uuid } from '@crm/records';
 import { NETWORK_ACTIVITY_KINDS, type Database } from '@crm/shared/db';
+import { uuid } from '@crm/shared/http';
 import { z } from 'zod';
 
 /**

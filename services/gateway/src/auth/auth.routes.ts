@@ -10,7 +10,7 @@ import {
 } from '../tenancy/cross-tenant-lookups';
 import { clientAddress } from '../rate-limit/limits';
 import type { SignInFailures } from '../rate-limit/sign-in-failures';
-import { authenticate, tenantRequestOf } from '../tenancy/require-session';
+import { authenticate, tenantRequestOf } from './require-session';
 import { selectTenant } from '../tenancy/select-tenant';
 import type { SessionCache } from '../tenancy/session-cache';
 import { signUp } from './accounts';

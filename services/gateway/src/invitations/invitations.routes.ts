@@ -5,9 +5,9 @@ import { Router } from 'express';
 import type { Kysely } from 'kysely';
 import { invitationView, membershipView } from '../auth/views';
 import { listPendingInvitations } from '../tenancy/cross-tenant-lookups';
-import { authenticate } from '../tenancy/require-session';
+import { authenticate } from '../auth/require-session';
+import { invitationIdSchema } from '../members/members.schema';
 import { acceptInvitation, declineInvitation } from './answer-invitation';
-import { invitationIdSchema } from './invitations.schema';
 
 /**
  * `/api/auth/invitations`: the signed-in user's own pending invitations, and their answer.

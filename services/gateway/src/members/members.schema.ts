@@ -26,4 +26,10 @@ export const changeSchema = z
 export type MemberChange = z.infer<typeof changeSchema>;
 
 export const userIdSchema = z.uuid({ message: 'must be a user id (uuid)' });
-export { invitationIdSchema } from '../invitations/invitations.schema';
+
+/**
+ * An invitation's id in a path: the managers' revoke here, and the invitee's accept and decline
+ * in invitations/, which builds on this folder (its lock and its invitations) and never the
+ * other way round.
+ */
+export const invitationIdSchema = z.uuid({ message: 'must be an invitation id (uuid)' });

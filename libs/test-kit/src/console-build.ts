@@ -3,9 +3,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+/*
+ * Building the web console on demand, for the browser tests (through this kit) and for
+ * `npm start` (scripts/start-all.ts), which takes it from here. Only node's own modules: the
+ * start script loads it from source, before anything is built.
+ */
+
+const REPOSITORY = join(__dirname, '../../..');
 /** The console workspace's build, where the gateway looks when CONSOLE_DIR is unset. */
-export const CONSOLE_DIST = join(__dirname, '../../services/console/dist');
-const REPOSITORY = join(__dirname, '../..');
+export const CONSOLE_DIST = join(REPOSITORY, 'services/console/dist');
 
 /** Whether the web console has been built into `dir` (its page is there). */
 export function consoleIsBuilt(dir = CONSOLE_DIST): boolean {

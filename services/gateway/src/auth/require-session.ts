@@ -3,16 +3,16 @@ import { errors } from '@crm/shared/http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Pool } from 'pg';
-import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from '../auth/cookies';
-import { hashSessionToken } from '../auth/sessions';
+import { readCookie, SESSION_COOKIE, TENANT_COOKIE } from './cookies';
+import { hashSessionToken } from './sessions';
 import {
   findSessionUser,
   findSessionInOneRoundTrip,
   type Membership,
   type SessionUser,
-} from './cross-tenant-lookups';
-import type { SessionCache } from './session-cache';
-import { selectTenant } from './select-tenant';
+} from '../tenancy/cross-tenant-lookups';
+import type { SessionCache } from '../tenancy/session-cache';
+import { selectTenant } from '../tenancy/select-tenant';
 
 declare module 'http' {
   interface IncomingMessage {
