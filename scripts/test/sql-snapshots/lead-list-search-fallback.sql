@@ -35,3 +35,4 @@ LEFT JOIN LATERAL (
   LIMIT $5
   OFFSET $6
 ) m ON true
+ORDER BY m.__sort desc, "m"."id" desc

@@ -45,7 +45,8 @@ export async function readSearchMatches<DB, TB extends keyof DB, O>(
         SELECT * FROM matched
          ORDER BY __sort ${order}, ${sql.ref(read.tiebreakName)} ${order}
          LIMIT ${read.limit} OFFSET ${read.offset}
-      ) m ON true`.execute(executor);
+      ) m ON true
+     ORDER BY m.__sort ${order}, ${sql.ref(`m.${read.tiebreakName}`)} ${order}`.execute(executor);
   const total = Number(rows[0]?.__total ?? 0);
   if (total > read.countLimit) return undefined;
   const page = rows.filter((row) => row[read.tiebreakName as keyof typeof row] !== null);
