@@ -10,6 +10,19 @@ import { useEffect, useRef } from 'react';
 
 const ROW_HEIGHT = 40;
 
+export interface DataTableProps<Row extends { id: string }> {
+  /** The accessible name of the table's scroll area, e.g. "Contacts list". */
+  label: string;
+  rows: Row[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TanStack's own column list type
+  columns: ColumnDef<Row, any>[];
+  total: number;
+  sorting: SortingState;
+  onSortingChange: (sorting: SortingState) => void;
+  hasMore: boolean;
+  loadMore: () => void;
+}
+
 /**
  * A list of records as a real table (column headers, sort buttons in the sortable ones), only
  * the visible rows in the DOM (TanStack Virtual); nearing the end of the loaded rows asks for
@@ -25,18 +38,7 @@ export function DataTable<Row extends { id: string }>({
   onSortingChange,
   hasMore,
   loadMore,
-}: {
-  /** The accessible name of the table's scroll area, e.g. "Contacts list". */
-  label: string;
-  rows: Row[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TanStack's own column list type
-  columns: ColumnDef<Row, any>[];
-  total: number;
-  sorting: SortingState;
-  onSortingChange: (sorting: SortingState) => void;
-  hasMore: boolean;
-  loadMore: () => void;
-}) {
+}: DataTableProps<Row>) {
   const table = useReactTable({
     data,
     columns,
@@ -124,5 +126,31 @@ export function DataTable<Row extends { id: string }>({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * A paged list's table under the line that says how many of its rows are loaded (a status,
+ * announced politely as more arrive): what every list screen shows once its first page is in.
+ */
+export function LoadedTable<Row extends { id: string }>({
+  noun,
+  of,
+  loadingMore,
+  ...table
+}: DataTableProps<Row> & {
+  /** What the rows are, plural: "contacts". */
+  noun: string;
+  /** The total as shown (an exact count, or "more than …"). */
+  of: React.ReactNode;
+  loadingMore: boolean;
+}) {
+  return (
+    <>
+      <p role="status" className="muted">
+        {table.rows.length} of {of} {noun} shown{loadingMore ? ', loading more…' : ''}
+      </p>
+      <DataTable {...table} />
+    </>
   );
 }

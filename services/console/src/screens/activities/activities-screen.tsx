@@ -2,7 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useMemo, useState } from 'react';
 import { Link, Outlet, useSearchParams } from 'react-router';
 import { ACTIVITY_FILTERS, type ActivityFilter } from '../../api/activities';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { QueryStates } from '../../ui/states';
 import { ACTIVITY_COLUMNS } from './activity-columns';
 import { useActivities } from './use-activities';
@@ -63,22 +63,19 @@ export function ActivitiesScreen() {
             }
           >
             {() => (
-              <>
-                <p role="status" className="muted">
-                  {rows.length} of {total} activities shown
-                  {isFetchingNextPage ? ', loading more…' : ''}
-                </p>
-                <DataTable
-                  label="Activities list"
-                  rows={rows}
-                  columns={ACTIVITY_COLUMNS}
-                  total={total}
-                  sorting={sorting}
-                  onSortingChange={setSorting}
-                  hasMore={Boolean(hasNextPage)}
-                  loadMore={loadMore}
-                />
-              </>
+              <LoadedTable
+                noun="activities"
+                of={total}
+                loadingMore={isFetchingNextPage}
+                label="Activities list"
+                rows={rows}
+                columns={ACTIVITY_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
             )}
           </QueryStates>
         </div>

@@ -2,7 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useId, useMemo, useState } from 'react';
 import { Outlet } from 'react-router';
 import type { ContactSortColumn } from '../../api/contacts';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { CONTACT_COLUMNS } from './contact-columns';
@@ -61,22 +61,19 @@ export function ContactsScreen() {
             }
           >
             {() => (
-              <>
-                <p role="status" className="muted">
-                  {rows.length} of {totalText} contacts shown
-                  {isFetchingNextPage ? ', loading more…' : ''}
-                </p>
-                <DataTable
-                  label="Contacts list"
-                  rows={rows}
-                  columns={CONTACT_COLUMNS}
-                  total={total}
-                  sorting={sorting}
-                  onSortingChange={setSorting}
-                  hasMore={Boolean(hasNextPage)}
-                  loadMore={loadMore}
-                />
-              </>
+              <LoadedTable
+                noun="contacts"
+                of={totalText}
+                loadingMore={isFetchingNextPage}
+                label="Contacts list"
+                rows={rows}
+                columns={CONTACT_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
             )}
           </QueryStates>
         </div>

@@ -2,7 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { CONVERSATION_STATUSES, type ConversationSortColumn } from '../../api/conversations';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { CONVERSATION_COLUMNS } from './conversation-columns';
@@ -87,22 +87,19 @@ export function ConversationsScreen() {
           }
         >
           {() => (
-            <>
-              <p role="status" className="muted">
-                {rows.length} of {total} conversations shown
-                {isFetchingNextPage ? ', loading more…' : ''}
-              </p>
-              <DataTable
-                label="Conversations list"
-                rows={rows}
-                columns={CONVERSATION_COLUMNS}
-                total={total}
-                sorting={sorting}
-                onSortingChange={setSorting}
-                hasMore={Boolean(hasNextPage)}
-                loadMore={loadMore}
-              />
-            </>
+            <LoadedTable
+              noun="conversations"
+              of={total}
+              loadingMore={isFetchingNextPage}
+              label="Conversations list"
+              rows={rows}
+              columns={CONVERSATION_COLUMNS}
+              total={total}
+              sorting={sorting}
+              onSortingChange={setSorting}
+              hasMore={Boolean(hasNextPage)}
+              loadMore={loadMore}
+            />
           )}
         </QueryStates>
       </div>

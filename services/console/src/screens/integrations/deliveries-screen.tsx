@@ -2,7 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useId, useMemo, useState } from 'react';
 import { Link, Outlet, useLocation, useSearchParams } from 'react-router';
 import { INBOUND_OUTCOMES, type DeliveryQuery } from '../../api/integrations';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { QueryStates } from '../../ui/states';
 import { deliveryColumns } from './delivery-columns';
 import { useDeliveries } from './use-integrations';
@@ -117,22 +117,19 @@ export function DeliveriesScreen() {
             }
           >
             {() => (
-              <>
-                <p role="status" className="muted">
-                  {rows.length} of {total} deliveries shown
-                  {isFetchingNextPage ? ', loading more…' : ''}
-                </p>
-                <DataTable
-                  label="Deliveries list"
-                  rows={rows}
-                  columns={columns}
-                  total={total}
-                  sorting={sorting}
-                  onSortingChange={setSorting}
-                  hasMore={Boolean(hasNextPage)}
-                  loadMore={loadMore}
-                />
-              </>
+              <LoadedTable
+                noun="deliveries"
+                of={total}
+                loadingMore={isFetchingNextPage}
+                label="Deliveries list"
+                rows={rows}
+                columns={columns}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
             )}
           </QueryStates>
         </div>

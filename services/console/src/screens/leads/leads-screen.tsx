@@ -5,7 +5,7 @@ import { OPENING_LEAD_QUERY, type LeadSortColumn } from '../../api/leads';
 import { QueryStates } from '../../ui/states';
 import { useDebounced } from '../../ui/use-debounced';
 import { LeadFilters, type FilterValues } from './lead-filters';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { LEAD_COLUMNS } from './lead-columns';
 import { useLeads } from './use-leads';
 import { useRole } from '../../session/use-role';
@@ -75,22 +75,19 @@ export function LeadsScreen() {
             }
           >
             {() => (
-              <>
-                <p role="status" className="muted">
-                  {rows.length} of {totalText} leads shown
-                  {isFetchingNextPage ? ', loading more…' : ''}
-                </p>
-                <DataTable
-                  label="Leads list"
-                  rows={rows}
-                  columns={LEAD_COLUMNS}
-                  total={total}
-                  sorting={sorting}
-                  onSortingChange={setSorting}
-                  hasMore={Boolean(hasNextPage)}
-                  loadMore={loadMore}
-                />
-              </>
+              <LoadedTable
+                noun="leads"
+                of={totalText}
+                loadingMore={isFetchingNextPage}
+                label="Leads list"
+                rows={rows}
+                columns={LEAD_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
             )}
           </QueryStates>
         </div>

@@ -2,7 +2,7 @@ import type { SortingState } from '@tanstack/react-table';
 import { useCallback, useMemo, useState } from 'react';
 import { Outlet } from 'react-router';
 import type { ProductSortColumn } from '../../api/products';
-import { DataTable } from '../../ui/data-table';
+import { LoadedTable } from '../../ui/data-table';
 import { QueryStates } from '../../ui/states';
 import { PRODUCT_COLUMNS } from './product-columns';
 import { useProducts } from './use-products';
@@ -40,22 +40,19 @@ export function ProductsScreen() {
             }
           >
             {() => (
-              <>
-                <p role="status" className="muted">
-                  {rows.length} of {total} products shown
-                  {isFetchingNextPage ? ', loading more…' : ''}
-                </p>
-                <DataTable
-                  label="Products list"
-                  rows={rows}
-                  columns={PRODUCT_COLUMNS}
-                  total={total}
-                  sorting={sorting}
-                  onSortingChange={setSorting}
-                  hasMore={Boolean(hasNextPage)}
-                  loadMore={loadMore}
-                />
-              </>
+              <LoadedTable
+                noun="products"
+                of={total}
+                loadingMore={isFetchingNextPage}
+                label="Products list"
+                rows={rows}
+                columns={PRODUCT_COLUMNS}
+                total={total}
+                sorting={sorting}
+                onSortingChange={setSorting}
+                hasMore={Boolean(hasNextPage)}
+                loadMore={loadMore}
+              />
             )}
           </QueryStates>
         </div>
