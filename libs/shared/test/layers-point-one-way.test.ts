@@ -14,7 +14,7 @@ import {
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['crypto', 'config', 'logger', 'telemetry', 'errors', 'routes'],
-  ['db'],
+  ['db', 'mcp-access'],
   ['events'],
   // The workflow definition's rules (the automation service and the console's builder).
   ['automation', 'identity', 'http'],

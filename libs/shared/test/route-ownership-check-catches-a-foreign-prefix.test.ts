@@ -19,7 +19,7 @@ describe('the route ownership table and its check', () => {
   it('derives each service’s prefixes, and its Session prefixes, from the one table', () => {
     expect(sessionPrefixesOf('crm-api')).toEqual(['/api/v1/import', '/api/crm', '/api/exports']);
     expect(sessionPrefixesOf('webhook-ingest')).toEqual(['/api/integrations']);
-    expect(sessionPrefixesOf('mcp-ingest')).toEqual(['/api/mcp/keys']);
+    expect(sessionPrefixesOf('mcp-ingest')).toEqual(['/api/mcp/keys', '/api/mcp/connections']);
     expect(sessionPrefixesOf('migrate')).toEqual([]);
     expect(prefixesOf('crm-api')).toEqual([
       '/api/v1/import',

@@ -45,6 +45,11 @@ export interface Database {
   payment_events: PaymentEventsTable;
   billing_subscriptions: BillingSubscriptionsTable;
   mcp_keys: McpKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_authorization_requests: OAuthAuthorizationRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   crm_activities: ActivitiesTable;
   migrate_nonces: MigrateNoncesTable;
   migration_records: MigrationRecordsTable;
@@ -525,6 +530,66 @@ export interface McpKeysTable {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+}
+
+/** An OAuth client of the MCP server: registered (RFC 7591) or a metadata document's copy. */
+export interface OAuthClientsTable {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  source: 'registration' | 'metadata_document';
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_at: Generated<Date>;
+  fetched_at: DefaultedTimestamp;
+}
+
+/** An authorize call waiting for consent on the console page. */
+export interface OAuthAuthorizationRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  state: string | null;
+  code_challenge: string;
+  resource: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+/** What a user approved for one client in one tenant. */
+export interface OAuthGrantsTable {
+  id: Generated<string>;
+  tenant_id: string;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  user_id: string | null;
+  scopes: string[];
+  resource: string;
+  created_at: Generated<Date>;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** An authorization code (its SHA-256), used once. */
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: Date | null;
+}
+
+/** An access or refresh token (its SHA-256); a refresh token is used once. */
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: 'access' | 'refresh';
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: Date | null;
 }
 
 /** automation: a workflow (trigger + ordered nodes); the signing secret is sealed (AES-GCM). */

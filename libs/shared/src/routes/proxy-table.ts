@@ -42,8 +42,11 @@ export const PROXY_TABLE: readonly ProxyRoute[] = [
   },
   { prefixes: ['/api/integrations'], service: 'webhook-ingest', auth: 'session' },
   { prefixes: ['/api/automations', '/api/events'], service: 'automation', auth: 'session' },
-  { prefixes: ['/api/mcp/keys'], service: 'mcp-ingest', auth: 'session' },
+  { prefixes: ['/api/mcp/keys', '/api/mcp/connections'], service: 'mcp-ingest', auth: 'session' },
+  // The MCP server checks its own credentials (a key or an OAuth access token) and says where
+  // to get one (RFC 9728 protected resource metadata, public).
   { prefixes: ['/api/mcp'], service: 'mcp-ingest', auth: 'service-checked' },
+  { prefixes: ['/.well-known/oauth-protected-resource'], service: 'mcp-ingest', auth: 'public' },
   { prefixes: ['/api/migrate'], service: 'migrate', auth: 'service-checked' },
 ];
 
@@ -54,6 +57,9 @@ export const GATEWAY_PREFIXES: readonly string[] = [
   // The API reference: the OpenAPI document and the endpoint browser.
   '/api/openapi.json',
   '/api-docs',
+  // The MCP OAuth authorization server: its metadata (RFC 8414) and endpoints.
+  '/.well-known/oauth-authorization-server',
+  '/api/oauth',
 ];
 
 /** The path prefixes the table gives `service`, in table order. */

@@ -1,8 +1,8 @@
-import { MCP_SCOPES } from '@crm/shared/db';
+import { MCP_SCOPES, type McpScope } from '@crm/shared/mcp-access';
 import { pageQuerySchema, type PageOptions } from '@crm/shared/pagination';
 import { z } from 'zod';
 
-export type McpScope = (typeof MCP_SCOPES)[number];
+export type { McpScope };
 
 /** POST /api/mcp/keys: a name, one or more scopes, and an optional expiry in the future. */
 export const createKeySchema = z.object({

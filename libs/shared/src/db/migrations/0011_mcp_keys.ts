@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { enableTenantRls } from './tenant-rls';
 
 /** What an MCP ingest key may be allowed to write (specified: one or more of these scopes). */
-export const MCP_SCOPES = [
+export const MCP_INGEST_SCOPES = [
   'mcp:ingest:leads',
   'mcp:ingest:contacts',
   'mcp:ingest:products',
@@ -15,7 +15,7 @@ export const MCP_SCOPES = [
  * across tenants: the bearer lookup finds the key's tenant by it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const scopes = sql.raw(MCP_SCOPES.map((s) => `'${s}'`).join(', '));
+  const scopes = sql.raw(MCP_INGEST_SCOPES.map((s) => `'${s}'`).join(', '));
   await sql`CREATE TABLE mcp_keys (
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,

@@ -27,6 +27,7 @@ import * as lead_search_texts from './0025_lead_search_texts';
 import * as event_outbox_by_tenant from './0026_event_outbox_by_tenant';
 import * as inbound_event_headers from './0027_inbound_event_headers';
 import * as workflow_run_replays from './0028_workflow_run_replays';
+import * as mcp_oauth from './0029_mcp_oauth';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '0026_event_outbox_by_tenant': event_outbox_by_tenant,
   '0027_inbound_event_headers': inbound_event_headers,
   '0028_workflow_run_replays': workflow_run_replays,
+  '0029_mcp_oauth': mcp_oauth,
 };
 
 export { enableTenantRls } from './tenant-rls';
@@ -76,6 +78,5 @@ export {
 export { HELD_OUTCOME } from './0017_provider_identifier_proofs';
 export { CONVERSATION_STATUSES } from './0009_records_library';
 export { WORKFLOW_RUN_STATUSES, WORKFLOW_STEP_STATUSES } from './0010_automation_workflows';
-export { MCP_SCOPES } from './0011_mcp_keys';
 export { MIGRATION_ENTITIES } from './0012_migrate_ingest';
 export { ACTIVITY_TYPES } from './0013_activities';
