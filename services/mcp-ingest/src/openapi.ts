@@ -2,7 +2,7 @@ import { addOperation, idParam, paginated, type OpenAPIRegistry } from '@crm/sha
 import { z } from 'zod';
 import { createKeySchema, keyPageQuerySchema, keyRecordSchema } from './keys/keys.schema';
 import { BATCHING_REMOVED_IN } from './mcp/protocol-revision';
-import { INGEST_TOOLS, MAX_RECORDS_PER_CALL } from './mcp/tools';
+import { INGEST_TOOLS, MAX_RECORDS_PER_CALL } from './mcp/ingest-tools';
 
 /*
  * mcp-ingest's operations, from the schemas its routes validate with (build-time only: the
