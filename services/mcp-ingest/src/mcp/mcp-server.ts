@@ -120,10 +120,12 @@ function registerReadTools(
           };
         } catch (err) {
           if (err instanceof ReadRefusal) return toolError(`${tool.name}: ${err.message}`);
-          // A refused cursor (altered, another tool's or tenant's, other filters): its sentence.
+          // The lists' one refusal of their own: a cursor that is not theirs (altered, another
+          // list's or tenant's, or given with other filters). Their REST wording names REST
+          // parameters, so the agent gets this one.
           if (err instanceof AppError && err.status < 500) {
             return toolError(
-              `${tool.name}: ${err.message} (or leave the cursor out to read from the first rows)`,
+              `${tool.name}: the cursor was refused: it is not a next_cursor this tool returned for these same arguments. Pass the next_cursor of the previous answer unchanged, with the same other arguments, or leave cursor out to read from the first rows.`,
             );
           }
           logger.error(

@@ -1,4 +1,5 @@
 import { DEAL_STAGES, LEAD_STATUSES, type Trx } from '@crm/shared/db';
+import { AppError } from '@crm/shared/http';
 import type { McpScope } from '@crm/shared/mcp-access';
 import {
   findContact,
@@ -358,7 +359,12 @@ export const READ_TOOLS: readonly ReadTool[] = [
         args.id,
         RECORD_TIMELINE_LIMIT,
         args.timeline_cursor,
-      );
+      ).catch((err: unknown) => {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        throw new ReadRefusal(
+          `timeline_cursor was refused: it is not a timeline.next_cursor of this ${kind}'s answers. Pass one unchanged, or leave timeline_cursor out for the newest items.`,
+        );
+      });
       return {
         type: args.type,
         record: asJson(record),
