@@ -38,7 +38,6 @@ import {
   timeRangeFields,
 } from './receiver-records/receiver-records.schema';
 
-
 /*
  * crm-api's operations, from the schemas its routes validate with (build-time only: the
  * generator in scripts/openapi imports this; the service never does).
