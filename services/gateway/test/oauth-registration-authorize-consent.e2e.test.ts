@@ -84,6 +84,8 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       .set('Origin', 'https://agent.example');
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
+    // The public per-IP limit (RATE_LIMIT_PUBLIC_PER_MINUTE), as on the protocol endpoints.
+    expect(res.headers['x-ratelimit-limit']).toBe('100000');
     expect(res.body).toEqual({
       issuer: ISSUER,
       authorization_endpoint: `${ISSUER}/api/oauth/authorize`,
@@ -114,6 +116,7 @@ describe('POST /api/oauth/register', () => {
       });
     expect(res.status).toBe(201);
     expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['x-ratelimit-limit']).toBe('100000');
     expect(res.body).toEqual({
       client_id: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
       client_id_issued_at: expect.any(Number),
