@@ -103,6 +103,29 @@ describe('GET /.well-known/oauth-authorization-server', () => {
   });
 });
 
+describe('CORS on the protocol endpoints', () => {
+  it("answers a browser client's preflight from any origin, without credentials", async () => {
+    for (const path of ['/api/oauth/token', '/api/oauth/register', '/api/oauth/revoke']) {
+      const res = await request(app)
+        .options(path)
+        .set('Origin', 'https://agent.example')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'content-type');
+      expect(res.status).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+  });
+
+  it('keeps the consent routes to the configured origins', async () => {
+    const res = await request(app)
+      .options('/api/auth/oauth/requests/x/decision')
+      .set('Origin', 'https://agent.example')
+      .set('Access-Control-Request-Method', 'POST');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
 describe('POST /api/oauth/register', () => {
   it('registers a public client: 201 with our client_id, no secret, the accepted metadata stored', async () => {
     const res = await request(app)
