@@ -20,6 +20,7 @@ import {
   TEST_INTERNAL_TOKEN_SECRET,
 } from '@crm/shared/testing';
 import { testGateway, type TestGateway } from './gateway';
+import { freePortForTests } from './ports';
 
 export interface PlatformStack {
   /** The gateway's base URL: test requests go through it. */
@@ -52,7 +53,15 @@ const upstreamVar = (name: string) => `${name.toUpperCase().replace(/-/g, '_')}_
  */
 export function usePlatformBehindGateway(
   services: PlatformService[],
-  options: { deps?: Partial<AppDeps> } = {},
+  options: {
+    deps?: Partial<AppDeps>;
+    /**
+     * Every service and the gateway are told the gateway's own address as PUBLIC_BASE_URL (the
+     * gateway listens on a port picked first), as a deployment is: what a client checks against
+     * the URL it called, such as an OAuth issuer or an MCP resource, then matches.
+     */
+    publicBaseUrlIsTheGateway?: boolean;
+  } = {},
 ): PlatformStack {
   const stack = { serviceUrls: {} } as PlatformStack;
   const servers: Server[] = [];
@@ -84,9 +93,13 @@ export function usePlatformBehindGateway(
       bodyLimitBytes: 1_048_576,
       ...options.deps,
     };
+    const gatewayPort = options.publicBaseUrlIsTheGateway ? await freePortForTests() : 0;
+    const publicEnv: Record<string, string> = gatewayPort
+      ? { PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}` }
+      : {};
     const upstreams: Record<string, string> = {};
     for (const { service, env = {} } of services) {
-      const config = loadConfig(service.name, service.configSchema, env);
+      const config = loadConfig(service.name, service.configSchema, { ...publicEnv, ...env });
       const server = await listen(service.createApp(deps, config), 0, '127.0.0.1');
       servers.push(server);
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -104,12 +117,15 @@ export function usePlatformBehindGateway(
       });
       await relay.start();
     }
-    stack.gateway = testGateway(upstreams, {
-      db: deps.db,
-      pool: deps.pool,
-      pingDatabase: deps.pingDatabase,
-    });
-    gatewayServer = await listen(stack.gateway.app, 0, '127.0.0.1');
+    stack.gateway = testGateway(
+      { ...upstreams, ...publicEnv },
+      {
+        db: deps.db,
+        pool: deps.pool,
+        pingDatabase: deps.pingDatabase,
+      },
+    );
+    gatewayServer = await listen(stack.gateway.app, gatewayPort, '127.0.0.1');
     stack.url = `http://127.0.0.1:${(gatewayServer.address() as AddressInfo).port}`;
   });
 
