@@ -1,4 +1,5 @@
 import { port, RESEALED_AT_START, rotatableKeyPair, serviceEnv } from '@crm/shared/config';
+import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 const secret = z.string().min(1).optional();
@@ -65,6 +66,8 @@ export const configSchema = serviceEnv.extend({
       'does not make stored secrets unreadable.',
     previous: RESEALED_AT_START,
   }),
+  ...retentionVariables('ledgerPayloads', 'ledgerRows', 'providerEvents'),
+  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;
