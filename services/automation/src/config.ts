@@ -5,7 +5,7 @@ import {
   rotatableKeyPair,
   serviceEnv,
 } from '@crm/shared/config';
-import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -38,7 +38,6 @@ export const configSchema = serviceEnv.extend({
     previous: RESEALED_AT_START,
   }),
   ...retentionVariables('workflowRuns'),
-  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,5 +1,5 @@
 import { port, positiveInt, serviceEnv } from '@crm/shared/config';
-import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -15,7 +15,6 @@ export const configSchema = serviceEnv.extend({
       'a database connection until its download ends, so this stays below DB_POOL_MAX.',
   ),
   ...retentionVariables('publishedEvents'),
-  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,7 +1,7 @@
 import { port, positiveInt, serviceEnv, trustProxy } from '@crm/shared/config';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
+import { retentionVariables } from '@crm/shared/retention';
 
 /** The console workspace's Vite build (services/console/dist), from src/ and from dist/ alike. */
 export const DEFAULT_CONSOLE_DIR = join(__dirname, '../../console/dist');
@@ -125,7 +125,6 @@ export const configSchema = serviceEnv.extend({
         'is missing.',
     ),
   ...retentionVariables('expiredSessions', 'expiredOAuth', 'rateLimitCounters'),
-  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,5 +1,5 @@
 import { port, positiveInt, serviceEnv } from '@crm/shared/config';
-import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -19,7 +19,6 @@ export const configSchema = serviceEnv.extend({
     'Body limit of the migration ingest route, sized for MIGRATE_MAX_RECORDS records (16 MiB).',
   ),
   ...retentionVariables('migrateNonces'),
-  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,5 +1,5 @@
 import { port, RESEALED_AT_START, rotatableKeyPair, serviceEnv } from '@crm/shared/config';
-import { retentionSweepVariables, retentionVariables } from '@crm/shared/retention';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 const secret = z.string().min(1).optional();
@@ -67,7 +67,6 @@ export const configSchema = serviceEnv.extend({
     previous: RESEALED_AT_START,
   }),
   ...retentionVariables('ledgerPayloads', 'ledgerRows', 'providerEvents'),
-  ...retentionSweepVariables,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,7 +2,6 @@ export {
   RETENTION_POLICIES,
   keepMs,
   retentionVariables,
-  retentionSweepVariables,
   type RetentionPolicy,
   type RetentionPolicyKey,
 } from './policies';

@@ -140,40 +140,9 @@ export function retentionVariables<K extends RetentionPolicyKey>(
       .min(minimum, { message: `expected at least ${minimum} ${policy.unit}` })
       .default(policy.defaultValue)
       .describe(
-        `Retention (docs/retention.md), in ${policy.unit}: ${policy.removes} go after this ` +
-          `long. Why ${policy.defaultValue}: ${policy.why}.`,
+        `Retention in ${policy.unit} (docs/retention.md). Removes ${policy.removes}. ` +
+          `Default ${policy.defaultValue}: ${policy.why}.`,
       );
   }
   return fields as never;
-}
-
-/** The sweep's own settings, read by every service that sweeps (retentionSweepVariables). */
-export const retentionSweepVariables = {
-  RETENTION_SWEEP_EVERY_MS: positive(5 * MINUTE_MS).describe(
-    'How often a service starts a retention sweep of its tables, in ms (docs/retention.md).',
-  ),
-  RETENTION_BATCH_SIZE: positive(1000).describe(
-    'Rows a retention sweep deletes per statement (each its own short transaction).',
-  ),
-  RETENTION_BATCH_PAUSE_MS: z.coerce
-    .number({ message: 'expected a whole number of ms' })
-    .int({ message: 'expected a whole number of ms' })
-    .min(0, { message: 'expected a whole number of ms' })
-    .default(200)
-    .describe(
-      'Pause between two batches of a retention sweep, in ms, so the hot paths keep the ' +
-        'database while a backlog is worked off.',
-    ),
-  RETENTION_BEHIND_AFTER_MINUTES: positive(60).describe(
-    'Grace before health reports retention `behind`: the oldest row a policy removes is older ' +
-      'than its period by more than this.',
-  ),
-};
-
-function positive(fallback: number) {
-  return z.coerce
-    .number({ message: 'expected a positive whole number' })
-    .int({ message: 'expected a positive whole number' })
-    .positive({ message: 'expected a positive whole number' })
-    .default(fallback);
 }

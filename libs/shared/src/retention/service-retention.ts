@@ -5,7 +5,7 @@ import { retentionHealthCheck } from './retention-check';
 import { retentionWorker } from './retention-worker';
 import type { RetentionSweep } from './sweep';
 
-/** The sweep settings every sweeping service reads (retentionSweepVariables). */
+/** The sweep settings (serviceEnv: every service reads them). */
 export interface RetentionSweepConfig {
   RETENTION_SWEEP_EVERY_MS: number;
   RETENTION_BATCH_SIZE: number;

@@ -29,15 +29,17 @@ export async function deleteWorkflowRunsBefore(
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** When the oldest such run started, or null. */
+/**
+ * When the oldest such run started, or null: the head of the index walked until a run no replay
+ * keeps (ORDER BY ... LIMIT 1 stops there; a min() over the anti-join would not).
+ */
 export async function oldestWorkflowRunBefore(
   db: Kysely<Database>,
   cutoff: Date,
 ): Promise<Date | null> {
   const { rows } = await withSystemScope(db, (trx) =>
-    sql<{ oldest: Date | null }>`SELECT min(r.started_at) AS oldest ${expiredRuns(cutoff)}`.execute(
-      trx,
-    ),
+    sql<{ started_at: Date }>`SELECT r.started_at ${expiredRuns(cutoff)}
+      ORDER BY r.started_at LIMIT 1`.execute(trx),
   );
-  return rows[0]?.oldest ?? null;
+  return rows[0]?.started_at ?? null;
 }
