@@ -88,11 +88,13 @@ export async function checkHealth(options: HealthOptions): Promise<HealthRespons
     Promise.resolve()
       .then(() => checkEvents())
       .catch((): EventsCheck => ({ status: 'down', oldestUnpublishedAgeSeconds: null }));
+  // Bounded like the database check: a liveness probe must answer even when a lookup hangs.
   const retention =
     checkRetention &&
-    Promise.resolve()
-      .then(() => checkRetention())
-      .catch((): RetentionCheck => ({ status: 'unknown', behind: [] }));
+    withTimeout(
+      Promise.resolve().then(() => checkRetention()),
+      options.databaseTimeoutMs ?? 2000,
+    ).catch((): RetentionCheck => ({ status: 'unknown', behind: [] }));
   let database: HealthResponse['checks']['database'] = {
     status: 'not_configured',
     latencyMs: null,
