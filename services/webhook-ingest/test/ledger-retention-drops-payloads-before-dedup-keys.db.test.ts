@@ -242,6 +242,15 @@ describe('provider events', () => {
   });
 });
 
+it('refuses a ledger row period shorter than its payload period', () => {
+  expect(() =>
+    configSchema.parse({ RETENTION_LEDGER_PAYLOADS_DAYS: '30', RETENTION_LEDGER_DAYS: '29' }),
+  ).toThrow(/at least RETENTION_LEDGER_PAYLOADS_DAYS/);
+  expect(
+    configSchema.parse({ RETENTION_LEDGER_PAYLOADS_DAYS: '7', RETENTION_LEDGER_DAYS: '14' }),
+  ).toMatchObject({ RETENTION_LEDGER_PAYLOADS_DAYS: 7, RETENTION_LEDGER_DAYS: 14 });
+});
+
 it('webhook-ingest runs its sweeps as a worker', () => {
   const workers = service.workers?.({ db: database.db } as never, configSchema.parse({}));
   expect(workers?.map((w) => w.name)).toEqual(['retention']);
