@@ -69,15 +69,20 @@ export function renderConfigReference(): string {
   const services = CONFIG_SCHEMAS.map(([name]) => name);
   const isTool = (v: ConfigVariable) =>
     !services.includes(v.readBy[0]) && v.readBy[0] !== EVERY_SERVICE;
+  // Read by some services but not all (e.g. the public address): a table of their own, so no
+  // service's table carries the long list of readers.
+  const isShared = (v: ConfigVariable) =>
+    v.readBy[0] !== EVERY_SERVICE && v.readBy.filter((r) => services.includes(r)).length > 1;
   const sections = [
     section(
       'Every service',
       variables.filter((v) => v.readBy[0] === EVERY_SERVICE),
     ),
+    section('Several services', variables.filter(isShared)),
     ...services.map((service) =>
       section(
         service,
-        variables.filter((v) => v.readBy[0] === service),
+        variables.filter((v) => v.readBy[0] === service && !isShared(v)),
       ),
     ),
     section('npm start and the tests', variables.filter(isTool)),

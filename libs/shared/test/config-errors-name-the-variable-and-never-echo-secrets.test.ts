@@ -14,6 +14,13 @@ function configErrorFor(env: NodeJS.ProcessEnv, schema: z.ZodType = crmApiEnv): 
   throw new Error('loadConfig did not throw');
 }
 
+const RETENTION_SWEEP_DEFAULTS = {
+  RETENTION_SWEEP_EVERY_MS: 300_000,
+  RETENTION_BATCH_SIZE: 1000,
+  RETENTION_BATCH_PAUSE_MS: 200,
+  RETENTION_BEHIND_AFTER_MINUTES: 60,
+};
+
 describe('loadConfig(serviceEnv.extend(...))', () => {
   it('fills every default from an empty environment', () => {
     expect(loadConfig('crm-api', crmApiEnv, {})).toEqual({
@@ -23,6 +30,7 @@ describe('loadConfig(serviceEnv.extend(...))', () => {
       NATS_STREAM_REPLICAS: 1,
       BODY_LIMIT_BYTES: 1_048_576,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      ...RETENTION_SWEEP_DEFAULTS,
       X_PORT: 4001,
     });
   });
@@ -50,6 +58,7 @@ describe('loadConfig(serviceEnv.extend(...))', () => {
       INTERNAL_TOKEN_SECRET: 'x'.repeat(32),
       BODY_LIMIT_BYTES: 2048,
       SHUTDOWN_TIMEOUT_MS: 10_000,
+      ...RETENTION_SWEEP_DEFAULTS,
       X_PORT: 8080,
       APP_VERSION: '1.2.3',
     });

@@ -164,6 +164,49 @@ describe('GET /health', () => {
     expect(databaseDown.body.status).toBe('unhealthy');
   });
 
+  it('reports retention: behind is degraded (200); a failing or hanging check is unknown', async () => {
+    const checkDatabase = async () => undefined;
+    const lag = {
+      table: 'event_outbox',
+      policy: 'RETENTION_PUBLISHED_EVENTS_DAYS',
+      oldestAgeSeconds: 700_000,
+      keepSeconds: 604_800,
+    };
+    const behind = await request(
+      appWith({
+        version: 'v',
+        checkDatabase,
+        checkRetention: async () => ({ status: 'behind', behind: [lag] }),
+      }),
+    ).get('/health');
+    expect(behind.status).toBe(200);
+    expect(behind.body).toMatchObject({
+      status: 'degraded',
+      checks: { database: { status: 'up' }, retention: { status: 'behind', behind: [lag] } },
+    });
+    const ok = await request(
+      appWith({
+        version: 'v',
+        checkDatabase,
+        checkRetention: async () => ({ status: 'ok', behind: [] }),
+      }),
+    ).get('/health');
+    expect(ok.body).toMatchObject({ status: 'healthy', checks: { retention: { status: 'ok' } } });
+    for (const checkRetention of [
+      () => Promise.reject(new Error('relation does not exist')),
+      () => new Promise<never>(() => undefined),
+    ]) {
+      const res = await request(
+        appWith({ version: 'v', checkDatabase, checkRetention, databaseTimeoutMs: 100 }),
+      ).get('/health');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        status: 'healthy',
+        checks: { retention: { status: 'unknown', behind: [] } },
+      });
+    }
+  });
+
   it('is not shadowed by the JSON body parser or the 404 handler', async () => {
     const res = await request(appWith({ version: 'v' }))
       .get('/health')

@@ -20,6 +20,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['automation', 'identity', 'http'],
   ['pagination', 'inbound'],
   ['service'],
+  // Retention sweeps: workers (service) over the tables' own statements, checked by health.
+  ['retention'],
   // Build-time only (the OpenAPI generator): nothing at run time imports it.
   ['openapi'],
 ];

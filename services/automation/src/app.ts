@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import type { Config } from './config';
 import { createEngine, secretBoxFor } from './engine/create-engine';
 import { eventRoutes } from './events/events.routes';
+import { automationRetention } from './retention/retention-sweeps';
 import { runRoutes } from './runs/runs.routes';
 import { workflowRoutes } from './workflows/workflows.routes';
 
@@ -23,7 +24,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
-    health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    health: {
+      version: deps.version,
+      checkDatabase: deps.pingDatabase,
+      checkRetention: automationRetention(config).healthCheck(deps.db),
+    },
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     parseJson: false,
     routes: (app) => {

@@ -5,6 +5,7 @@ import {
   rotatableKeyPair,
   serviceEnv,
 } from '@crm/shared/config';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -36,6 +37,7 @@ export const configSchema = serviceEnv.extend({
       'secrets readable.',
     previous: RESEALED_AT_START,
   }),
+  ...retentionVariables('workflowRuns'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
 import { createEngine, secretBoxFor } from './engine/create-engine';
+import { automationRetention } from './retention/retention-sweeps';
 
 /** The durable consumer's name: every automation instance shares its work. */
 export const CONSUMER_NAME = 'automation-workflows';
@@ -35,6 +36,7 @@ export const service: ServiceDefinition<typeof configSchema> = {
       : [];
     return [
       ...reseal,
+      automationRetention(config).worker(deps),
       {
         name: consumer.name,
         start: () => consumer.start(),

@@ -14,6 +14,7 @@ import { importRoutes } from './leads/import.routes';
 import { leadRoutes } from './leads/leads.routes';
 import { productRoutes } from './products/products.routes';
 import { receiverRecordRoutes } from './receiver-records/receiver-records.routes';
+import { crmApiRetention } from './retention/retention-sweeps';
 import { timelineRoutes } from './timeline/timeline.routes';
 
 /**
@@ -27,7 +28,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
-    health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    health: {
+      version: deps.version,
+      checkDatabase: deps.pingDatabase,
+      checkRetention: crmApiRetention(config).healthCheck(deps.db),
+    },
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // Each route parses its own body: the import route takes far larger ones than the rest.
     parseJson: false,

@@ -1,4 +1,5 @@
 import { port, positiveInt, serviceEnv } from '@crm/shared/config';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -13,6 +14,7 @@ export const configSchema = serviceEnv.extend({
     'Exports streaming at once per crm-api process; more get 503 with `Retry-After`. Each holds ' +
       'a database connection until its download ends, so this stays below DB_POOL_MAX.',
   ),
+  ...retentionVariables('publishedEvents'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -3,6 +3,7 @@ import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { crmApiRetention } from './retention/retention-sweeps';
 import { leadSearchIndexer } from './search-index/lead-search-indexer';
 
 export const service: ServiceDefinition<typeof configSchema> = {
@@ -10,7 +11,7 @@ export const service: ServiceDefinition<typeof configSchema> = {
   configSchema,
   port: (config) => config.CRM_API_PORT,
   createApp,
-  workers: (deps) => [leadSearchIndexer(deps)],
+  workers: (deps, config) => [leadSearchIndexer(deps), crmApiRetention(config).worker(deps)],
   runsOutboxRelay: true,
   packageDir: join(__dirname, '..'),
 };

@@ -17,6 +17,7 @@ import { createSignInFailures } from './rate-limit/sign-in-failures';
 import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { refuseCrossSiteWrites } from './security/cross-site-guard';
 import { requireTenantSession } from './auth/require-session';
+import { gatewayRetention } from './retention/retention-sweeps';
 import { SessionCache } from './tenancy/session-cache';
 import { guardedDocumentFetcher, type DocumentFetcher } from './oauth/client-metadata-document';
 import { consentRoutes } from './oauth/consent.routes';
@@ -49,7 +50,11 @@ export function createApp(deps: AppDeps, config: Config, overrides: AppOverrides
     'mcp-ingest': config.MCP_INGEST_URL,
     migrate: config.MIGRATE_URL,
   };
-  const health = { version: deps.version, checkDatabase: deps.pingDatabase };
+  const health = {
+    version: deps.version,
+    checkDatabase: deps.pingDatabase,
+    checkRetention: gatewayRetention(config).healthCheck(deps.db),
+  };
   const limits = createRateLimits({
     pool: deps.pool,
     planLimits: config.RATE_LIMIT_PLANS,

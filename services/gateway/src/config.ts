@@ -1,6 +1,7 @@
 import { port, positiveInt, serviceEnv, trustProxy } from '@crm/shared/config';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { retentionVariables } from '@crm/shared/retention';
 
 /** The console workspace's Vite build (services/console/dist), from src/ and from dist/ alike. */
 export const DEFAULT_CONSOLE_DIR = join(__dirname, '../../console/dist');
@@ -54,7 +55,8 @@ const serviceUrl = (service: string, fallback: string) =>
 export const configSchema = serviceEnv.extend({
   GATEWAY_PORT: port(8080).describe('Listening port.'),
   PUBLIC_BASE_URL: httpUrl('http://localhost:8080').describe(
-    'The address users reach the gateway at; https makes the session cookie Secure.',
+    'The address users reach the gateway at; https makes the session cookie Secure. It is also ' +
+      'the issuer of the MCP OAuth authorization server, so it must be what clients call.',
   ),
   TRUST_PROXY: trustProxy().describe(
     'The proxies in front of the gateway whose X-Forwarded-For and -Proto are believed: a hop ' +
@@ -123,6 +125,7 @@ export const configSchema = serviceEnv.extend({
         "console workspace's build, `services/console/dist`, which `npm start` builds when it " +
         'is missing.',
     ),
+  ...retentionVariables('expiredSessions', 'expiredOAuth', 'rateLimitCounters'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -3,15 +3,14 @@ import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
-import { expiredOAuthRowsWorker } from './oauth/expired-oauth-rows-worker';
-import { expiredCountersWorker } from './rate-limit/expired-counters-worker';
+import { gatewayRetention } from './retention/retention-sweeps';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'gateway',
   configSchema,
   port: (config) => config.GATEWAY_PORT,
   createApp,
-  workers: (deps) => [expiredCountersWorker(deps), expiredOAuthRowsWorker(deps)],
+  workers: (deps, config) => [gatewayRetention(config).worker(deps)],
   runsOutboxRelay: false,
   packageDir: join(__dirname, '..'),
 };

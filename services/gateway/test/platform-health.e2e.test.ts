@@ -106,6 +106,8 @@ describe('gateway GET /api/health (platform health)', () => {
           rssBytes: expect.any(Number),
         },
         events,
+        // The gateway's own retention sweeps (the echo services report none): nothing behind.
+        retention: { status: 'ok', behind: [] },
       },
       services,
     };

@@ -26,7 +26,7 @@ describe('gateway GET /api/health (public)', () => {
     await database.close();
   });
 
-  it('answers without authentication in the health shape, plus events and the services map', async () => {
+  it('answers without authentication in the health shape, plus events, retention and the services map', async () => {
     const config = loadConfig('gateway', service.configSchema, upstreamsAt(echo.url));
     const app = service.createApp(deps, config);
     const res = await request(app).get('/api/health');
@@ -37,9 +37,15 @@ describe('gateway GET /api/health (public)', () => {
       checks: {
         database: { status: 'up' },
         events: { status: 'up', oldestUnpublishedAgeSeconds: null },
+        retention: { status: 'ok', behind: [] },
       },
     });
-    expect(Object.keys(res.body.checks).sort()).toEqual(['database', 'events', 'memory']);
+    expect(Object.keys(res.body.checks).sort()).toEqual([
+      'database',
+      'events',
+      'memory',
+      'retention',
+    ]);
     expect(Object.keys(res.body).sort()).toEqual([
       'checks',
       'services',

@@ -3,6 +3,7 @@ import type { AppDeps } from '@crm/shared/service';
 import type { Express } from 'express';
 import type { Config } from './config';
 import { ingestRoutes } from './ingest/ingest.routes';
+import { migrateRetention } from './retention/retention-sweeps';
 
 /**
  * migrate (:4005): the HMAC-signed migration ingest (specified: a signature over method, path,
@@ -14,7 +15,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
-    health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    health: {
+      version: deps.version,
+      checkDatabase: deps.pingDatabase,
+      checkRetention: migrateRetention(config).healthCheck(deps.db),
+    },
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // The signature covers the exact bytes: the route reads its own raw body.
     parseJson: false,

@@ -1,4 +1,5 @@
 import { port, positiveInt, serviceEnv } from '@crm/shared/config';
+import { retentionVariables } from '@crm/shared/retention';
 import { z } from 'zod';
 
 export const configSchema = serviceEnv.extend({
@@ -17,6 +18,7 @@ export const configSchema = serviceEnv.extend({
   MIGRATE_BODY_LIMIT_BYTES: positiveInt(16 * 1024 * 1024).describe(
     'Body limit of the migration ingest route, sized for MIGRATE_MAX_RECORDS records (16 MiB).',
   ),
+  ...retentionVariables('migrateNonces'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { integrationRoutes } from './integrations/integrations.routes';
 import { RECEIVERS } from './providers';
 import type { ReceiverContext } from './receivers/receiver-context';
+import { webhookIngestRetention } from './retention/retention-sweeps';
 
 /**
  * webhook-ingest (:4002): the inbound provider receivers (each reads the raw body and verifies
@@ -26,7 +27,11 @@ export function createApp(deps: AppDeps, config: Config): Express {
   return createServiceApp({
     logger: deps.logger,
     bodyLimitBytes: deps.bodyLimitBytes,
-    health: { version: deps.version, checkDatabase: deps.pingDatabase },
+    health: {
+      version: deps.version,
+      checkDatabase: deps.pingDatabase,
+      checkRetention: webhookIngestRetention(config).healthCheck(deps.db),
+    },
     readiness: { bus: deps.bus, isDraining: deps.isDraining },
     // Receivers need the exact bytes; each route parses its own body.
     parseJson: false,

@@ -4,22 +4,26 @@ import { resealSecretsWorker, runStandalone, type ServiceDefinition } from '@crm
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { webhookIngestRetention } from './retention/retention-sweeps';
 
 export const service: ServiceDefinition<typeof configSchema> = {
   name: 'webhook-ingest',
   configSchema,
   port: (config) => config.WEBHOOK_INGEST_PORT,
   createApp,
-  // While a key is being rotated, stored connection secrets are re-sealed under the new one.
-  workers: (deps, config) =>
-    config.CONNECTION_SECRETS_KEY_PREVIOUS || deps.previousInternalTokenSecret
+  // Retention sweeps; while a key is being rotated, stored connection secrets are re-sealed
+  // under the new one.
+  workers: (deps, config) => [
+    webhookIngestRetention(config).worker(deps),
+    ...(config.CONNECTION_SECRETS_KEY_PREVIOUS || deps.previousInternalTokenSecret
       ? [
           resealSecretsWorker(deps, configuredSecretBox(CONNECTION_SECRETS, config, deps), [
             { table: 'storefront_connections', column: 'webhook_secret_ciphertext' },
             { table: 'payment_connections', column: 'webhook_secret_ciphertext' },
           ]),
         ]
-      : [],
+      : []),
+  ],
   runsOutboxRelay: true,
   packageDir: join(__dirname, '..'),
 };

@@ -21,8 +21,8 @@ import { STOREFRONT_PLATFORMS } from './support/storefront-platforms';
  * the tenant's ledger as failed, with its headers (the signature redacted); an owner
  * re-processes it once the outage is over and the order and its event are written exactly
  * once, however often it is re-processed; a Stripe payment the same way. Viewers and members are refused, another tenant's id
- * is a 404, and a delivery that was not verified, or of a provider no receiver handles, is a
- * 409 that writes nothing. (The shared-secret receivers' deliveries:
+ * is a 404, and a delivery that was not verified, of a provider no receiver handles, or whose
+ * payload retention dropped, is a 409 that writes nothing. (The shared-secret receivers' deliveries:
  * inbound-event-reprocess-routes-by-content.e2e.test.ts.)
  */
 const database = testDb();
@@ -171,6 +171,11 @@ it.each([
     'of a deleted connection',
     { provider: 'payments_stripe', verification: 'verified' },
     'The connection this delivery came through has been deleted: it cannot be re-processed',
+  ],
+  [
+    'whose payload retention dropped',
+    { provider: platform.provider, verification: 'verified', raw_body: null, headers: null },
+    'The delivery can no longer be re-processed: its payload was dropped by retention (RETENTION_LEDGER_PAYLOADS_DAYS)',
   ],
 ])('a failed delivery %s -> 409, nothing written', async (_, values, message) => {
   const { id } = await insertRow(database, 'inbound_events', {

@@ -223,7 +223,7 @@ describe('a squatter registers a storefront shop without a secret; the owner wit
       ),
     ).not.toContain(String(order.id));
     const held = (await ledgerRows(database, platform.provider)).filter((row) =>
-      row.raw_body.includes(String(order.id)),
+      row.raw_body?.includes(String(order.id)),
     );
     expect(held).toMatchObject([{ tenant_id: null, outcome: 'held', verification: 'unverified' }]);
     expect(await ledgerIdsVisibleTo(squatter)).not.toContain(held[0].id);
@@ -237,7 +237,7 @@ describe('a squatter registers a storefront shop without a secret; the owner wit
     expect(res.status).toBe(200);
     expect(await tenantRows(database, 'commerce_orders', squatter.tenantId)).toEqual([]);
     const held = (await ledgerRows(database, platform.provider)).filter((row) =>
-      row.raw_body.includes(String(order.id)),
+      row.raw_body?.includes(String(order.id)),
     );
     expect(held).toMatchObject([{ tenant_id: null, outcome: 'held' }]);
   });
@@ -288,7 +288,7 @@ describe('a squatter "proves" a shop with a secret of its own choosing', () => {
     expect((await deliver(JSON.stringify(bad), 'made-up-secret')).status).toBe(401);
     expect(
       (await ledgerRows(database, platform.provider)).filter((row) =>
-        row.raw_body.includes(String(bad.id)),
+        row.raw_body?.includes(String(bad.id)),
       ),
     ).toEqual([]);
   });

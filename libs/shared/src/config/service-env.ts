@@ -77,6 +77,26 @@ export const serviceEnv = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(10_000).describe(
     'How long in-flight requests and event handlers may finish after SIGINT/SIGTERM, in ms.',
   ),
+  RETENTION_SWEEP_EVERY_MS: positiveInt(5 * 60_000).describe(
+    'How often a service sweeps the tables it owns of rows past their retention, in ms ' +
+      '(docs/retention.md).',
+  ),
+  RETENTION_BATCH_SIZE: positiveInt(1000).describe(
+    'Rows a retention sweep removes per statement (each its own short transaction).',
+  ),
+  RETENTION_BATCH_PAUSE_MS: z.coerce
+    .number({ message: 'expected a whole number of ms' })
+    .int({ message: 'expected a whole number of ms' })
+    .min(0, { message: 'expected a whole number of ms' })
+    .default(200)
+    .describe(
+      'Pause between two batches of a retention sweep, in ms, so the hot paths keep the ' +
+        'database while a backlog is worked off.',
+    ),
+  RETENTION_BEHIND_AFTER_MINUTES: positiveInt(60).describe(
+    'Grace before health reports retention `behind`: the oldest row a policy removes is ' +
+      'older than its period by more than this.',
+  ),
   OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'])
     .optional()
     .describe(

@@ -283,7 +283,8 @@ export interface InboundEventsTable {
   delivery_id: string;
   event_type: string | null;
   content_type: string | null;
-  raw_body: string;
+  /** The delivery's bytes; null once retention dropped the payload (migration 0030). */
+  raw_body: ColumnType<string | null, string, string | null>;
   /** The request headers, redacted before they were stored (ledgerHeaders); null before 0027. */
   headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   verification: InboundVerification;

@@ -20,8 +20,6 @@ export interface OutboxRelayOptions {
   maxBackoffMs?: number;
   /** Rows published per round, all in flight at once (default 1000). */
   batchSize?: number;
-  /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
-  retainPublishedMs?: number;
 }
 
 interface PendingRow {
@@ -85,13 +83,11 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly maxBackoffMs: number;
   private readonly batchSize: number;
-  private readonly retainPublishedMs: number;
   private listener: { client: PoolClient; release: (err?: Error) => void } | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private draining: Promise<number> | undefined;
   private again = false;
   private stopped = true;
-  private lastPrune = 0;
   /**
    * After a failed round, polls are skipped until then (doubling up to maxBackoffMs); NOTIFY
    * and a bus reconnect still wake the relay.
@@ -104,7 +100,6 @@ export class OutboxRelay {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
     this.batchSize = options.batchSize ?? 1000;
-    this.retainPublishedMs = options.retainPublishedMs ?? 7 * 24 * 3600 * 1000;
   }
 
   async start(): Promise<void> {
@@ -115,7 +110,6 @@ export class OutboxRelay {
       if (Date.now() < this.retryAt) return;
       if (!this.listener) void this.listen();
       void this.drain();
-      void this.pruneIfDue();
     }, this.pollIntervalMs);
     void this.drain();
   }
@@ -292,20 +286,6 @@ export class OutboxRelay {
     } catch (err) {
       client?.release(err instanceof Error ? err : undefined);
       this.options.logger.warn({ err }, 'outbox relay could not LISTEN; polling');
-    }
-  }
-
-  private async pruneIfDue(): Promise<void> {
-    const now = Date.now();
-    if (this.retainPublishedMs <= 0 || now - this.lastPrune < 3600_000) return;
-    this.lastPrune = now;
-    const cutoff = new Date(now - this.retainPublishedMs);
-    try {
-      await withSystemScope(this.options.db, (trx) =>
-        trx.deleteFrom('event_outbox').where('published_at', '<', cutoff).execute(),
-      );
-    } catch (err) {
-      this.options.logger.warn({ err }, 'outbox prune failed');
     }
   }
 }

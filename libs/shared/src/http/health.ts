@@ -16,6 +16,29 @@ export interface HealthOptions {
    * the status `degraded`: requests are still served, the events wait in the outbox.
    */
   checkEvents?: () => Promise<EventsCheck>;
+  /**
+   * Whether the service's retention sweeps keep up (libs/shared/src/retention). Given, the
+   * response has `checks.retention`, and `behind` there makes the status `degraded`.
+   */
+  checkRetention?: () => Promise<RetentionCheck>;
+}
+
+/** A table whose oldest row a retention policy removes is past the policy by over its grace. */
+export interface RetentionLag {
+  /** The service that sweeps it (set by the gateway's /api/health). */
+  service?: string;
+  table: string;
+  policy: string;
+  /** Age of the oldest row the policy removes (by its time column), in seconds. */
+  oldestAgeSeconds: number;
+  /** The policy's keep period, in seconds. */
+  keepSeconds: number;
+}
+
+export interface RetentionCheck {
+  /** `unknown`: the check itself failed (the database did not answer it). */
+  status: 'ok' | 'behind' | 'unknown';
+  behind: RetentionLag[];
 }
 
 export interface EventsCheck {
@@ -38,6 +61,8 @@ export interface HealthResponse {
     };
     /** Only where the health options check events (the gateway's /api/health). */
     events?: EventsCheck;
+    /** Only where the health options check retention (every service that sweeps). */
+    retention?: RetentionCheck;
   };
 }
 
@@ -51,17 +76,25 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /**
  * The health response `{ status, version, uptime, checks: { database, memory } }` (plus
- * `checks.events` when `checkEvents` is given): `unhealthy` when the database does not answer,
- * else `degraded` when memory is high or events cannot be published, else `healthy`.
+ * `checks.events` and `checks.retention` when their checks are given): `unhealthy` when the
+ * database does not answer, else `degraded` when memory is high, events cannot be published or
+ * retention is behind, else `healthy`.
  */
 export async function checkHealth(options: HealthOptions): Promise<HealthResponse> {
   // Runs alongside the database check; a check that throws counts as down.
-  const { checkEvents } = options;
+  const { checkEvents, checkRetention } = options;
   const events =
     checkEvents &&
     Promise.resolve()
       .then(() => checkEvents())
       .catch((): EventsCheck => ({ status: 'down', oldestUnpublishedAgeSeconds: null }));
+  // Bounded like the database check: a liveness probe must answer even when a lookup hangs.
+  const retention =
+    checkRetention &&
+    withTimeout(
+      Promise.resolve().then(() => checkRetention()),
+      options.databaseTimeoutMs ?? 2000,
+    ).catch((): RetentionCheck => ({ status: 'unknown', behind: [] }));
   let database: HealthResponse['checks']['database'] = {
     status: 'not_configured',
     latencyMs: null,
@@ -86,17 +119,23 @@ export async function checkHealth(options: HealthOptions): Promise<HealthRespons
     rssBytes: process.memoryUsage.rss(),
   };
   const eventsCheck = await events;
+  const retentionCheck = await retention;
   const status: HealthStatus =
     database.status === 'down'
       ? 'unhealthy'
-      : memoryHigh || eventsCheck?.status === 'down'
+      : memoryHigh || eventsCheck?.status === 'down' || retentionCheck?.status === 'behind'
         ? 'degraded'
         : 'healthy';
   return {
     status,
     version: options.version,
     uptime: Math.round(process.uptime()),
-    checks: eventsCheck ? { database, memory, events: eventsCheck } : { database, memory },
+    checks: {
+      database,
+      memory,
+      ...(eventsCheck && { events: eventsCheck }),
+      ...(retentionCheck && { retention: retentionCheck }),
+    },
   };
 }
 

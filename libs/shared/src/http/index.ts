@@ -33,6 +33,8 @@ export {
   type HealthOptions,
   type HealthResponse,
   type HealthStatus,
+  type RetentionCheck,
+  type RetentionLag,
 } from './health';
 export { httpLogger } from './http-logger';
 export { createServiceApp, type ServiceAppOptions } from './create-service-app';

@@ -22,3 +22,4 @@ export {
   outboxEventsNaming,
 } from './read-backs';
 export { selectsSent, planReads } from './query-plans';
+export { sweepPlans, type StatementPlan } from './retention-plans';

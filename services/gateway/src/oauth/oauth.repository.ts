@@ -286,16 +286,3 @@ export async function revokeGrant(trx: Trx, grantId: string): Promise<void> {
     .execute();
   await trx.deleteFrom('oauth_tokens').where('grant_id', '=', grantId).execute();
 }
-
-// Sweeping
-
-/** Deletes requests, codes and tokens that expired over `graceSeconds` ago; returns how many. */
-export async function deleteExpiredOAuthRows(trx: Trx, graceSeconds: number): Promise<number> {
-  const before = inSeconds(-graceSeconds);
-  let deleted = 0;
-  for (const table of ['oauth_authorization_requests', 'oauth_codes', 'oauth_tokens'] as const) {
-    const result = await trx.deleteFrom(table).where('expires_at', '<', before).executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
-  }
-  return deleted;
-}

@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 
 const WINDOW_SECONDS = 60;
-/** The counters' table (migration 0003), shared by every limiter and the expired-counter sweep. */
+/** The counters' table (migration 0003), shared by every limiter and the gateway's retention sweep. */
 export const COUNTERS_TABLE = 'rate_limits';
 
 export interface RateLimitOptions {
@@ -34,7 +34,7 @@ function limiterFactory(pool: Pool) {
         storeType: 'pool',
         tableName: COUNTERS_TABLE,
         tableCreated: true,
-        // Expired rows are deleted by the gateway's one sweeper (expired-counters-worker.ts):
+        // Expired rows are deleted by the gateway's retention sweep (retention/retention-sweeps.ts):
         // the library's own timer per limiter is never stopped and keeps the app reachable.
         clearExpiredByTimeout: false,
         keyPrefix: key,

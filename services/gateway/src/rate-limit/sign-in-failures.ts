@@ -63,7 +63,7 @@ export function createSignInFailures(pool: Pool, limits: SignInFailureLimits): S
       storeType: 'pool',
       tableName: COUNTERS_TABLE,
       tableCreated: true,
-      // The gateway's one sweeper deletes expired rows (expired-counters-worker.ts).
+      // The gateway's retention sweep deletes expired rows (retention/retention-sweeps.ts).
       clearExpiredByTimeout: false,
       keyPrefix,
       points: 1,

@@ -4,9 +4,9 @@ import { parseJsonBody, rawBytes } from '@crm/shared/inbound';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { pruneNonces, recordNonce } from '../nonces/nonces.repository';
+import { recordNonce } from '../nonces/nonces.repository';
 import { rejection } from '../signature/rejection';
-import { SKEW_WINDOW_MS, verifySignedRequest } from '../signature/verify-signed-request';
+import { verifySignedRequest } from '../signature/verify-signed-request';
 import { findTenantId } from '../tenancy/cross-tenant-lookups';
 import type { ChunkOutcome, SourceRecord } from './writer-contract';
 import { ENTITY_WRITERS } from './entity-writers';
@@ -16,13 +16,6 @@ import type { RecordError } from '@crm/records';
 
 /** The public path a migration tool signs, whatever the gateway forwards internally. */
 export const MIGRATE_INGEST_PATH = '/api/migrate/ingest';
-
-/**
- * A nonce can be replayed only while its timestamp is inside the skew window (5 minutes either
- * side of the server clock), so one seen 10 minutes ago can go; pruned at most once a minute.
- */
-const NONCE_RETENTION_MS = 2 * SKEW_WINDOW_MS;
-const PRUNE_EVERY_MS = 60_000;
 
 export interface IngestRouteOptions {
   db: Kysely<Database>;
@@ -72,17 +65,6 @@ function splitRecords(records: unknown[]): { valid: SourceRecord[]; errors: Reco
 export function ingestRoutes(options: IngestRouteOptions): Router {
   const { db, logger } = options;
   const bodySchema = ingestBodySchema(options.maxRecords);
-  let lastPrune = 0;
-
-  const pruneIfDue = () => {
-    const now = Date.now();
-    if (now - lastPrune < PRUNE_EVERY_MS) return;
-    lastPrune = now;
-    pruneNonces(db, NONCE_RETENTION_MS).catch((err: unknown) =>
-      logger.warn({ err }, 'migrate nonce prune failed; will retry'),
-    );
-  };
-
   const router = Router();
   router.post(
     MIGRATE_INGEST_PATH,
@@ -105,8 +87,8 @@ export function ingestRoutes(options: IngestRouteOptions): Router {
         );
         throw rejection('nonce_store_error');
       }
+      // Nonces too old to be replayed are swept by migrate's retention worker.
       if (!fresh) throw rejection('replay');
-      pruneIfDue();
 
       const parsed = parseJsonBody(body, jsonBodyOptions);
       const input = validate(bodySchema, parsed, 'request body');

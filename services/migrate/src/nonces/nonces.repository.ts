@@ -1,5 +1,5 @@
 import { withSystemScope, type Database } from '@crm/shared/db';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 /**
  * Records a verified request's nonce: true when it is new, false when it was used before. One
@@ -16,14 +16,4 @@ export async function recordNonce(db: Kysely<Database>, nonce: string): Promise<
       .executeTakeFirst(),
   );
   return inserted !== undefined;
-}
-
-/** Forgets nonces seen more than `olderThanMs` ago: their signatures can no longer be replayed. */
-export async function pruneNonces(db: Kysely<Database>, olderThanMs: number): Promise<void> {
-  await withSystemScope(db, (trx) =>
-    trx
-      .deleteFrom('migrate_nonces')
-      .where('seen_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-      .execute(),
-  );
 }

@@ -75,7 +75,16 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
       );
       return;
     }
-    const recorded = await replayDelivery(ctx, tenantId, stored).catch((error: unknown) => {
+    if (stored.raw_body === null) {
+      throw errors.conflict(
+        'The delivery can no longer be re-processed: its payload was dropped by retention (RETENTION_LEDGER_PAYLOADS_DAYS)',
+        { receivedAt: stored.received_at },
+      );
+    }
+    const recorded = await replayDelivery(ctx, tenantId, {
+      ...stored,
+      raw_body: stored.raw_body,
+    }).catch((error: unknown) => {
       // The ledger row already says why (recordDelivery kept it as failed with the reason).
       if (error instanceof AppError) throw error;
       ctx.logger.warn({ err: error, inboundEventId: id }, 'Re-processing failed again');

@@ -28,6 +28,7 @@ import * as event_outbox_by_tenant from './0026_event_outbox_by_tenant';
 import * as inbound_event_headers from './0027_inbound_event_headers';
 import * as workflow_run_replays from './0028_workflow_run_replays';
 import * as mcp_oauth from './0029_mcp_oauth';
+import * as retention_indexes from './0030_retention_indexes';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '0027_inbound_event_headers': inbound_event_headers,
   '0028_workflow_run_replays': workflow_run_replays,
   '0029_mcp_oauth': mcp_oauth,
+  '0030_retention_indexes': retention_indexes,
 };
 
 export { enableTenantRls } from './tenant-rls';

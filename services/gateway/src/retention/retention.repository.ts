@@ -1,0 +1,82 @@
+import { withSystemScope, type Database } from '@crm/shared/db';
+import { sql, type Kysely } from 'kysely';
+
+/*
+ * The gateway's retention statements (libs/shared/src/retention): rows that are refused anyway
+ * once expired (sessions, OAuth authorization requests, codes and tokens) and rate-limit
+ * counters whose window has ended. Each batch reads the head of the table's expiry index and
+ * skips rows another transaction holds (a counter being taken, a token being used).
+ */
+
+const count = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
+
+/** The tables whose rows end at their `expires_at`, and each one's key. */
+const EXPIRING = {
+  sessions: 'token_hash',
+  oauth_authorization_requests: 'id',
+  oauth_codes: 'code_hash',
+  oauth_tokens: 'token_hash',
+} as const;
+export type ExpiringTable = keyof typeof EXPIRING;
+export const EXPIRING_TABLES = Object.keys(EXPIRING) as ExpiringTable[];
+
+/** Deletes at most `limit` rows of `table` that expired before `cutoff`, oldest first. */
+export async function deleteExpiredBefore(
+  db: Kysely<Database>,
+  table: ExpiringTable,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const rows = sql.table(table);
+  const key = sql.ref(EXPIRING[table]);
+  return count(
+    await withSystemScope(db, (trx) =>
+      sql`DELETE FROM ${rows} WHERE ${key} IN (
+            SELECT ${key} FROM ${rows} WHERE expires_at < ${cutoff}
+             ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx),
+    ),
+  );
+}
+
+/** When the row of `table` that expired first before `cutoff` expired, or null. */
+export async function oldestExpiredBefore(
+  db: Kysely<Database>,
+  table: ExpiringTable,
+  cutoff: Date,
+): Promise<Date | null> {
+  const { rows } = await withSystemScope(db, (trx) =>
+    sql<{ oldest: Date | null }>`SELECT min(expires_at) AS oldest FROM ${sql.table(table)}
+      WHERE expires_at < ${cutoff}`.execute(trx),
+  );
+  return rows[0]?.oldest ?? null;
+}
+
+/*
+ * rate_limits is rate-limiter-flexible's table (migration 0003): written by the gateway's own
+ * database role, not a tenant table, so it is swept outside the system scope. `expire` is the
+ * window's end in epoch ms.
+ */
+
+/** Deletes at most `limit` counters whose window ended before `cutoff`, oldest first. */
+export async function deleteCountersExpiredBefore(
+  db: Kysely<Database>,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  return count(
+    await sql`DELETE FROM rate_limits WHERE key IN (
+          SELECT key FROM rate_limits WHERE expire < ${cutoff.getTime()}
+           ORDER BY expire LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(db),
+  );
+}
+
+/** When the counter whose window ended first before `cutoff` ended, or null. */
+export async function oldestCounterExpiredBefore(
+  db: Kysely<Database>,
+  cutoff: Date,
+): Promise<Date | null> {
+  const { rows } = await sql<{ oldest: string | null }>`SELECT min(expire) AS oldest
+    FROM rate_limits WHERE expire < ${cutoff.getTime()}`.execute(db);
+  const oldest = rows[0]?.oldest;
+  return oldest === null || oldest === undefined ? null : new Date(Number(oldest));
+}
