@@ -9,10 +9,11 @@ import {
   indexLeadSearchTexts,
   ingestLeads,
   listLeads,
+  readTimeline,
   type LeadFilters,
   type LeadSortKey,
 } from '@crm/records';
-import { readTimeline } from '../../services/crm-api/src/timeline/timeline.repository';
+
 import {
   insertNetworkEvents,
   type AccountActivity,
@@ -244,7 +245,7 @@ describe("a lead's timeline", () => {
     );
     expectSnapshot(
       'lead-timeline-first-page',
-      "A lead's timeline, first page (services/crm-api/src/timeline/timeline.repository.ts readTimeline)",
+      "A lead's timeline, first page (libs/records/src/timeline/timeline.repository.ts readTimeline)",
       statements.find((s) => s.includes('UNION ALL')),
     );
   });

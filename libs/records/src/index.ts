@@ -133,6 +133,7 @@ export {
   findProductBySku,
   listProducts,
   PRODUCT_SORT_KEYS,
+  type ProductFilters,
   type ProductSortKey,
   updateProduct,
   upsertProduct,
@@ -292,3 +293,18 @@ export {
   SLUG_RULE,
   type FieldType,
 } from './forms/form-rules';
+
+// Timelines: everything held about a lead or contact, newest first (the REST route and MCP)
+export {
+  TIMELINE_TYPES,
+  TIMELINE_DEFAULT_LIMIT,
+  TIMELINE_MAX_LIMIT,
+  timelineQuerySchema,
+  encodeCursor as encodeTimelineCursor,
+  decodeCursor as decodeTimelineCursor,
+  type TimelinePosition,
+  type TimelineRecordKind,
+  type TimelineType,
+} from './timeline/timeline.schema';
+export { readTimeline, type TimelineRow } from './timeline/timeline.repository';
+export { timelinePage, type TimelineItem, type TimelinePage } from './timeline/timeline-page';

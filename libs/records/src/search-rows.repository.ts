@@ -80,7 +80,7 @@ export function nominatingPart(q: string): string {
   return /[\p{L}\p{N}]{3}/u.test(local) ? local : q;
 }
 
-function likePattern(q: string): string {
+export function likePattern(q: string): string {
   const words = q.trim().replace(/\s+/g, ' ');
   return `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }

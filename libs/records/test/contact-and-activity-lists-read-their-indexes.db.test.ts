@@ -309,7 +309,7 @@ describe('index-backed lists', () => {
   ])('products sorted by %s read %s in order, either way', async (sortBy, index) => {
     for (const order of ['asc', 'desc'] as const) {
       const plan = await scans(tenantId, (trx) =>
-        listProducts(trx as never, tenantId, page(sortBy, order) as never, CURSORS),
+        listProducts(trx as never, tenantId, page(sortBy, order) as never, {}, CURSORS),
       );
       // sku is unique: the id after it never reorders, but the planner does not know that.
       expect(plan).toMatchObject({ indexes: [index], seqScan: false });
@@ -353,7 +353,7 @@ describe('index-backed lists', () => {
       for (const order of ['asc', 'desc'] as const) {
         await expectCursorPageSeeks(
           (trx, cursor) =>
-            listProducts(trx as never, tenantId, page(sortBy, order, cursor) as never, CURSORS),
+            listProducts(trx as never, tenantId, page(sortBy, order, cursor) as never, {}, CURSORS),
           index,
           // sku is unique: its index has no id, so the page's tie-break is a sort of the rows of
           // one sku (Incremental Sort), never of the tenant's products.

@@ -246,7 +246,7 @@ describe('products', () => {
     await records.asTenant(otherId, async (trx) => {
       expect(await findProductBySku(trx, tenantId, 'S')).toBeUndefined();
       expect(
-        await listProducts(trx, tenantId, PAGE, { secret: 'products test cursor secret' }),
+        await listProducts(trx, tenantId, PAGE, {}, { secret: 'products test cursor secret' }),
       ).toMatchObject({ items: [], total: 0 });
       expect((await ingestProducts(trx, otherId, [{ sku: 'S' }])).data[0].created).toBe(true);
     });

@@ -13,7 +13,7 @@ import {
  * library imports it. A new module must be given a layer here.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['crypto', 'config', 'logger', 'telemetry', 'errors', 'routes'],
+  ['crypto', 'config', 'logger', 'telemetry', 'errors', 'routes', 'outbound'],
   ['db', 'mcp-access'],
   ['events'],
   // The workflow definition's rules (the automation service and the console's builder).

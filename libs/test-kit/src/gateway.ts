@@ -4,7 +4,7 @@ import { loadConfig } from '@crm/shared/config';
 import { hashPassword } from '@crm/shared/crypto';
 import { withSystemScope, type Db } from '@crm/shared/db';
 import { testAppDeps } from '@crm/shared/testing';
-import { configSchema, createApp, type Config } from '@crm/gateway';
+import { configSchema, createApp, type AppOverrides, type Config } from '@crm/gateway';
 import type { Express } from 'express';
 import request from 'supertest';
 
@@ -27,14 +27,23 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A gateway app on the test database; `env` overrides its configuration. */
+/**
+ * A gateway app on the test database; `env` overrides its configuration, `appOverrides` what
+ * the gateway lets a test swap in (the OAuth client document fetcher).
+ */
 export function testGateway(
   env: Record<string, string> = {},
   depsOverrides: Parameters<typeof testAppDeps>[0] = {},
+  appOverrides: AppOverrides = {},
 ): TestGateway {
   const config = loadConfig('gateway', configSchema, { ...TEST_ENV, ...env });
   const deps = testAppDeps(depsOverrides);
-  return { app: createApp(deps, config), config, deps, close: () => deps.closeAll() };
+  return {
+    app: createApp(deps, config, appOverrides),
+    config,
+    deps,
+    close: () => deps.closeAll(),
+  };
 }
 
 export const PASSWORD = 'correct horse battery staple';

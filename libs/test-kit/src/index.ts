@@ -59,3 +59,4 @@ export {
   type CursorPageBody,
 } from './cursor-list';
 export { itCapsItsCountPast10000, type CountCapContract } from './count-cap';
+export { grantMcpAccess, type McpGrant, type McpGrantOptions } from './oauth-grants';

@@ -1,4 +1,4 @@
--- A lead's timeline, first page (services/crm-api/src/timeline/timeline.repository.ts readTimeline)
+-- A lead's timeline, first page (libs/records/src/timeline/timeline.repository.ts readTimeline)
 /* prepared statement */
 WITH rec AS (
   SELECT r.id,

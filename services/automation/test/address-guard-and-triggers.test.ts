@@ -1,6 +1,6 @@
 import { createPurposeSecretBox, WORKFLOW_SIGNING_SECRETS } from '@crm/shared/crypto';
 import { newSigningSecret } from '../src/workflows/signing-secret';
-import { addressRange, nonPublicHost, nonPublicRange } from '../src/addresses/address-class';
+import { addressRange, nonPublicHost, nonPublicRange } from '@crm/shared/outbound';
 import { TenantLimiter } from '../src/engine/limiter';
 import { eventTypesMatching } from '@crm/shared/automation';
 import { conditionHolds, triggerMatches } from '../src/engine/triggers';

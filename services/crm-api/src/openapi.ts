@@ -6,6 +6,8 @@ import {
   leadImportItemSchema,
   leadResultItemSchema,
   productChangeSchema,
+  TIMELINE_TYPES,
+  timelineQuerySchema,
 } from '@crm/records';
 import { cursorPageQuerySchema, pageQuerySchema } from '@crm/shared/pagination';
 import {
@@ -35,7 +37,6 @@ import {
   RECEIVER_SORTABLE,
   timeRangeFields,
 } from './receiver-records/receiver-records.schema';
-import { TIMELINE_TYPES, timelineQuerySchema } from './timeline/timeline.schema';
 
 /*
  * crm-api's operations, from the schemas its routes validate with (build-time only: the

@@ -1,8 +1,7 @@
 import { withSystemScope, withTenant, type Database } from '@crm/shared/db';
 import { createTenant, isolatedTestDb } from '@crm/test-kit';
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
-import { readTimeline } from '../src/timeline/timeline.repository';
-import type { TimelinePosition, TimelineRecordKind } from '../src/timeline/timeline.schema';
+import { readTimeline, type TimelinePosition, type TimelineRecordKind } from '@crm/records';
 
 /**
  * Database tier: a timeline page is one statement, and on tables of tens of thousands of rows

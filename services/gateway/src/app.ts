@@ -18,13 +18,30 @@ import { corsPolicy, securityHeaders } from './security/browser-policy';
 import { refuseCrossSiteWrites } from './security/cross-site-guard';
 import { requireTenantSession } from './auth/require-session';
 import { SessionCache } from './tenancy/session-cache';
+import { guardedDocumentFetcher, type DocumentFetcher } from './oauth/client-metadata-document';
+import { consentRoutes } from './oauth/consent.routes';
+import { authorizationServerMetadataRoutes } from './oauth/oauth-metadata.routes';
+import {
+  isOAuthPublicPath,
+  OAUTH_PROTOCOL_PREFIX,
+  oauthProtocolRoutes,
+} from './oauth/oauth-protocol.routes';
+
+/** What a test may swap in; production uses the defaults. */
+export interface AppOverrides {
+  /**
+   * How Client ID Metadata Documents are fetched (default: through the SSRF guard). Tests serve
+   * documents from this machine, which the guard refuses.
+   */
+  fetchClientDocument?: DocumentFetcher;
+}
 
 /**
  * The only public entry (:8080): sign-in and tenant resolution of its own, the public health probe,
  * and the proxy table (libs/shared/src/routes/proxy-table.ts) for everything else. Bodies are
  * parsed only on the gateway's own routes; proxied requests go on byte for byte.
  */
-export function createApp(deps: AppDeps, config: Config): Express {
+export function createApp(deps: AppDeps, config: Config, overrides: AppOverrides = {}): Express {
   const upstreams: Record<ServiceName, string> = {
     'crm-api': config.CRM_API_URL,
     'webhook-ingest': config.WEBHOOK_INGEST_URL,
@@ -74,14 +91,19 @@ export function createApp(deps: AppDeps, config: Config): Express {
     trustProxy: config.TRUST_PROXY,
     routes: (app) => {
       app.use(securityHeaders());
-      app.use(corsPolicy(config.CORS_ORIGINS, (path) => routeFor(path)?.auth === 'public'));
+      app.use(
+        corsPolicy(
+          config.CORS_ORIGINS,
+          (path) => routeFor(path)?.auth === 'public' || isOAuthPublicPath(path),
+        ),
+      );
       app.use(
         refuseCrossSiteWrites({
           allowedOrigins: config.CORS_ORIGINS,
           publicBaseUrl: config.PUBLIC_BASE_URL,
           ignoresSessionCookie: (path) => {
             const auth = routeFor(path)?.auth;
-            return auth === 'public' || auth === 'service-checked';
+            return auth === 'public' || auth === 'service-checked' || isOAuthPublicPath(path);
           },
         }),
       );
@@ -99,6 +121,26 @@ export function createApp(deps: AppDeps, config: Config): Express {
         memberRoutes(deps.db, sessionChain, deps.bodyLimitBytes, sessions),
       );
       app.use('/api/auth/invitations', invitationRoutes(deps.db, deps.bodyLimitBytes, sessions));
+      // The MCP OAuth authorization server: its metadata and protocol endpoints (public), and the
+      // consent page's two routes (the signed-in user's).
+      app.use(authorizationServerMetadataRoutes(config.PUBLIC_BASE_URL, limits.perIpPublic));
+      app.use(
+        OAUTH_PROTOCOL_PREFIX,
+        limits.perIpPublic,
+        oauthProtocolRoutes({
+          db: deps.db,
+          issuer: config.PUBLIC_BASE_URL,
+          fetchDocument: overrides.fetchClientDocument ?? guardedDocumentFetcher(),
+        }),
+      );
+      app.use(
+        '/api/auth/oauth/requests',
+        consentRoutes({
+          db: deps.db,
+          issuer: config.PUBLIC_BASE_URL,
+          bodyLimitBytes: deps.bodyLimitBytes,
+        }),
+      );
       app.use(
         '/api/auth',
         authRoutes({

@@ -3,5 +3,5 @@
  * a gateway app on the test database with it). Importing files under `src/` from outside the
  * package is not allowed, so the gateway's inside can change without breaking anyone.
  */
-export { createApp } from './app';
+export { createApp, type AppOverrides } from './app';
 export { configSchema, type Config } from './config';

@@ -3,6 +3,7 @@ import { runStandalone, type ServiceDefinition } from '@crm/shared/service';
 import { join } from 'node:path';
 import { createApp } from './app';
 import { configSchema } from './config';
+import { expiredOAuthRowsWorker } from './oauth/expired-oauth-rows-worker';
 import { expiredCountersWorker } from './rate-limit/expired-counters-worker';
 
 export const service: ServiceDefinition<typeof configSchema> = {
@@ -10,7 +11,7 @@ export const service: ServiceDefinition<typeof configSchema> = {
   configSchema,
   port: (config) => config.GATEWAY_PORT,
   createApp,
-  workers: (deps) => [expiredCountersWorker(deps)],
+  workers: (deps) => [expiredCountersWorker(deps), expiredOAuthRowsWorker(deps)],
   runsOutboxRelay: false,
   packageDir: join(__dirname, '..'),
 };

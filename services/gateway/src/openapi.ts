@@ -9,6 +9,14 @@ import {
 import { z } from 'zod';
 import { activeTenantSchema, signInSchema, signUpSchema } from './auth/auth.schema';
 import { addSchema, changeSchema } from './members/members.schema';
+import {
+  authorizeQuerySchema,
+  clientRegistrationSchema,
+  consentDecisionSchema,
+  revocationFormSchema,
+  tokenFormSchema,
+  tokenResponseSchema,
+} from './oauth/oauth.schema';
 
 /*
  * The gateway's own operations (sign-in, sessions, members, invitations, health, this
@@ -216,4 +224,165 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       errors: [404, 409],
     });
   }
+
+  registerOAuthOperations(registry);
+}
+
+const OAUTH_ERRORS =
+  'Refusals come in the OAuth shape `{ error, error_description }` (RFC 6749 §5.2), not the ' +
+  'platform envelope.';
+const requestIdParam = z.object({ id: z.string().describe('The authorization request id') });
+
+/** The MCP OAuth 2.1 authorization server (docs/mcp.md): protocol endpoints and consent. */
+function registerOAuthOperations(registry: OpenAPIRegistry): void {
+  addOperation(registry, {
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    tag: 'OAuth',
+    summary: 'Authorization server metadata (RFC 8414)',
+    description:
+      'Where MCP clients find the endpoints below: PKCE S256 only, public clients only ' +
+      '(`token_endpoint_auth_methods_supported: ["none"]`), the MCP scopes, Client ID ' +
+      'Metadata Documents supported.',
+    auth: 'public',
+    success: {
+      description: 'The metadata document',
+      bare: z.record(z.string(), z.unknown()),
+      example: {
+        issuer: 'http://localhost:8080',
+        authorization_endpoint: 'http://localhost:8080/api/oauth/authorize',
+        token_endpoint: 'http://localhost:8080/api/oauth/token',
+        code_challenge_methods_supported: ['S256'],
+      },
+    },
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/oauth/register',
+    tag: 'OAuth',
+    summary: 'Register a public OAuth client (RFC 7591)',
+    description:
+      'redirect_uris: 1 to 10, each https or http on 127.0.0.1, [::1] or localhost, without a ' +
+      'fragment. No client secret is issued: the client proves itself with PKCE. ' +
+      `400 \`invalid_redirect_uri\` or \`invalid_client_metadata\`. ${OAUTH_ERRORS}`,
+    auth: 'public',
+    body: {
+      schema: clientRegistrationSchema,
+      example: { client_name: 'My agent', redirect_uris: ['http://127.0.0.1:33418/callback'] },
+    },
+    success: {
+      status: 201,
+      description: 'Registered: client_id, client_id_issued_at and the accepted metadata',
+      bare: z.record(z.string(), z.unknown()),
+    },
+    errors: [400],
+    legacyErrors: true,
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/oauth/authorize',
+    tag: 'OAuth',
+    summary: 'Start an authorization (code flow with PKCE S256)',
+    description:
+      'Opened in the browser. An unknown client_id or a redirect_uri the client did not ' +
+      'register is answered 400 here; other refusals redirect to redirect_uri with `error`, ' +
+      '`error_description`, `state` and `iss`. Accepted: 302 to the console page ' +
+      '`/oauth/consent?request=<id>`, where the user picks a tenant and approves (10 minutes).',
+    auth: 'public',
+    query: authorizeQuerySchema,
+    success: {
+      status: 302,
+      description: 'To the consent page, or back to the client with an error',
+      bare: z.string(),
+      contentType: 'text/plain',
+    },
+    errors: [400],
+    legacyErrors: true,
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/oauth/token',
+    tag: 'OAuth',
+    summary: 'Exchange a code, or rotate a refresh token, for tokens',
+    description:
+      'Form-encoded. A code lives 5 minutes and is used once: presented again it revokes its ' +
+      'grant. Refresh tokens (30 days) rotate on every use; a used one presented again revokes ' +
+      `the grant. Access tokens live 1 hour. \`Cache-Control: no-store\`. ${OAUTH_ERRORS}`,
+    auth: 'public',
+    body: {
+      schema: tokenFormSchema,
+      contentType: 'application/x-www-form-urlencoded',
+      example: {
+        grant_type: 'authorization_code',
+        code: 'crm_oac_...',
+        redirect_uri: 'http://127.0.0.1:33418/callback',
+        client_id: 'k3J9...',
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      },
+    },
+    success: { description: 'The tokens', bare: tokenResponseSchema },
+    errors: [400],
+    legacyErrors: true,
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/oauth/revoke',
+    tag: 'OAuth',
+    summary: 'Revoke a token (RFC 7009)',
+    description:
+      'Form-encoded. 200 whether or not the token was known. An access token stops working at ' +
+      'once; a refresh token revokes its whole grant.',
+    auth: 'public',
+    body: {
+      schema: revocationFormSchema,
+      contentType: 'application/x-www-form-urlencoded',
+      example: { token: 'crm_ort_...', token_type_hint: 'refresh_token', client_id: 'k3J9...' },
+    },
+    success: { description: 'Revoked (or nothing to revoke)', bare: z.object({}) },
+    errors: [400],
+    legacyErrors: true,
+  });
+  addOperation(registry, {
+    method: 'get',
+    path: '/api/auth/oauth/requests/{id}',
+    tag: 'OAuth',
+    summary: 'An authorization request waiting for consent (the console page)',
+    description:
+      'Needs a signed-in user, not a selected tenant. `tenants` are the active memberships ' +
+      'where the user is owner or admin: the ones a client can be connected to.',
+    auth: 'session',
+    params: requestIdParam,
+    success: {
+      description: 'The request: client, scopes, tenants, expiry',
+      data: z.object({
+        id: z.string(),
+        client: z.object({ client_id: z.string(), name: z.string(), redirect_host: z.string() }),
+        scopes: z.array(z.object({ scope: z.string(), description: z.string() })),
+        tenants: z.array(z.object({ id: z.uuid(), name: z.string(), role: z.string() })),
+        expires_at: z.string(),
+      }),
+    },
+    errors: [404],
+  });
+  addOperation(registry, {
+    method: 'post',
+    path: '/api/auth/oauth/requests/{id}/decision',
+    tag: 'OAuth',
+    summary: 'Approve (for a tenant) or deny an authorization request',
+    description:
+      'The request is used up either way. `redirect_to` is where the console sends the ' +
+      'browser: the client with `code`, `state` and `iss`, or `error=access_denied`. 403 when ' +
+      'the user is not an owner or admin of tenant_id.',
+    auth: 'session',
+    params: requestIdParam,
+    body: {
+      schema: consentDecisionSchema,
+      example: { decision: 'approve', tenant_id: '0f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a' },
+    },
+    success: {
+      description: 'Where to send the browser',
+      data: z.object({ redirect_to: z.string() }),
+    },
+    errors: [400, 404, 415],
+  });
 }

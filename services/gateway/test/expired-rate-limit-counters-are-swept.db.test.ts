@@ -49,6 +49,7 @@ it('deletes counters whose window ended over an hour ago, and only those', async
 it('the gateway runs the sweep as a worker: at start, then on its interval, until stopped', async () => {
   expect(service.workers?.({} as never, {} as never).map((w) => w.name)).toEqual([
     'expired-rate-limit-counters',
+    'expired-oauth-rows',
   ]);
   const { logger } = captureLogger();
   const worker = expiredCountersWorker({ pool: database.pool, logger }, 50);

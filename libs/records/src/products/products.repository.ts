@@ -9,6 +9,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
+import { likePattern } from '../search-rows.repository';
 import { productEvent, type ProductEventData } from './products.events';
 import type { ProductChange, ProductInput } from './products.schema';
 
@@ -67,22 +68,37 @@ export const PRODUCT_SORT_KEYS = {
 } satisfies Record<string, SortKey>;
 export type ProductSortKey = keyof typeof PRODUCT_SORT_KEYS;
 
-/** A page of the tenant's products, by page or by cursor (the shared keyset helper). */
+/** What the product list may be narrowed to: `q` in the name or sku (any case), `active`. */
+export interface ProductFilters {
+  q?: string;
+  active?: boolean;
+}
+
+/**
+ * A page of the tenant's products, by page or by cursor (the shared keyset helper), filtered:
+ * `q` as a search (the page walks the sort's index first), `active` on the rows.
+ */
 export async function listProducts(
   trx: Trx,
   tenantId: string,
   page: CursorPageQuery<ProductSortKey>,
+  filters: ProductFilters,
   binding: Pick<CursorBinding, 'secret'>,
 ): Promise<CursorPage<Product>> {
-  const query = trx
+  let query = trx
     .selectFrom('crm_products')
     .select(PRODUCT_COLUMNS)
     .where('crm_products.tenant_id', '=', tenantId);
+  if (filters.active !== undefined) query = query.where('crm_products.active', '=', filters.active);
+  const pattern = filters.q ? likePattern(filters.q) : undefined;
   return paginateByKeyset(trx, query, page, {
+    search: pattern
+      ? sql<boolean>`(crm_products.name ILIKE ${pattern} OR crm_products.sku ILIKE ${pattern})`
+      : undefined,
     sortKeys: PRODUCT_SORT_KEYS,
     tiebreak: 'crm_products.id',
-    binding: listCursorBinding(binding.secret, 'crm_products', tenantId),
-    filtered: false,
+    binding: listCursorBinding(binding.secret, 'crm_products', tenantId, { ...filters }),
+    filtered: Boolean(filters.q) || filters.active !== undefined,
   });
 }
 

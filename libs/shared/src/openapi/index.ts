@@ -48,7 +48,9 @@ export const SECURITY_SCHEMES = {
   mcpBearer: {
     type: 'http',
     scheme: 'bearer',
-    description: 'MCP clients: `Authorization: Bearer <key>` with a key created at /api/mcp/keys.',
+    description:
+      'MCP clients: `Authorization: Bearer <key>` with a key created at /api/mcp/keys, or an OAuth ' +
+      'access token (`crm_oat_…`) from the authorization server the protected resource metadata names.',
   },
 } as const;
 

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { guardedLookup, refuseLiteral } from './address-guard';
+import { guardedLookup, refuseLiteral } from '@crm/shared/outbound';
 
 /** The most response bytes read (and discarded) from a receiver; the rest is cut off. */
 export const RESPONSE_BODY_CAP_BYTES = 64 * 1024;

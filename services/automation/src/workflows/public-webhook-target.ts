@@ -1,5 +1,5 @@
 import { errors } from '@crm/shared/http';
-import { describeRange, nonPublicHost } from '../addresses/address-class';
+import { describeRange, nonPublicHost } from '@crm/shared/outbound';
 import type { WorkflowNode } from './workflows.schema';
 
 export function publicAddressRefusal(host: string, range: string): string {

@@ -27,7 +27,7 @@ export function productRoutes(
       defaultSortBy: 'created_at',
     });
     const result = await withTenant(db, tenantId, (trx) =>
-      listProducts(trx, tenantId, page, { secret: cursorSecret }),
+      listProducts(trx, tenantId, page, {}, { secret: cursorSecret }),
     );
     res.json(result);
   });

@@ -1,16 +1,10 @@
 import { withTenant, type Database } from '@crm/shared/db';
 import { errors, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
+import { timelinePage, timelineQuerySchema, type TimelineRecordKind } from '@crm/records';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { readTimeline } from './timeline.repository';
-import {
-  decodeCursor,
-  encodeCursor,
-  timelineQuerySchema,
-  type TimelineRecordKind,
-} from './timeline.schema';
 
 const recordIdSchema = z.uuid();
 const NOT_FOUND = { lead: 'Lead not found', contact: 'Contact not found' } as const;
@@ -18,7 +12,7 @@ const NOT_FOUND = { lead: 'Lead not found', contact: 'Contact not found' } as co
 /**
  * GET /api/crm/leads/:id/timeline and GET /api/crm/contacts/:id/timeline: everything the
  * platform holds about the person, newest first, one cursor-paged list `{ items, nextCursor }`
- * (docs/timeline.md).
+ * (docs/timeline.md). The reading lives in @crm/records, which the MCP get_record tool shares.
  */
 export function timelineRoutes(db: Kysely<Database>): Router {
   const router = Router();
@@ -32,20 +26,11 @@ export function timelineRoutes(db: Kysely<Database>): Router {
       { limit: req.query.limit, cursor: req.query.cursor },
       'timeline parameters',
     );
-    const after = query.cursor ? decodeCursor(kind, recordId, query.cursor) : undefined;
-    const rows = await withTenant(db, tenantId, (trx) =>
-      readTimeline(trx, tenantId, kind, recordId, query.limit, after),
+    const page = await withTenant(db, tenantId, (trx) =>
+      timelinePage(trx, tenantId, kind, recordId, query.limit, query.cursor),
     );
-    if (!rows) throw errors.notFound(NOT_FOUND[kind]);
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    res.json({
-      items: page.map(({ position: _position, ...item }) => item),
-      nextCursor:
-        rows.length > query.limit && last
-          ? encodeCursor(kind, recordId, { at: last.position, type: last.type, id: last.id })
-          : null,
-    });
+    if (!page) throw errors.notFound(NOT_FOUND[kind]);
+    res.json(page);
   };
 
   router.get('/api/crm/leads/:id/timeline', answer('lead'));

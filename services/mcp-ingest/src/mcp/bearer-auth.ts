@@ -1,28 +1,45 @@
 import type { Database } from '@crm/shared/db';
 import { requestLogger } from '@crm/shared/http';
 import { headerValue } from '@crm/shared/inbound';
+import { hashOAuthSecret, looksLikeOAuthSecret, mcpResourceUrl } from '@crm/shared/mcp-access';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { hashKey, looksLikeKey } from '../keys/api-key';
-import { findKeyByHash, touchKey, type BearerKey } from '../tenancy/cross-tenant-lookups';
+import {
+  findGrantByAccessTokenHash,
+  findKeyByHash,
+  touchGrant,
+  touchKey,
+} from '../tenancy/cross-tenant-lookups';
+import type { McpIdentity } from './mcp-identity';
+import { resourceMetadataUrl } from './resource-metadata';
 
 declare module 'http' {
   interface IncomingMessage {
-    /** Set by bearerAuth(): the MCP key the request authenticated with. */
-    mcpKey?: BearerKey;
+    /** Set by bearerAuth(): who the request authenticated as (a key or an OAuth grant). */
+    mcpIdentity?: McpIdentity;
   }
 }
 
 const TOUCH_EVERY_MS = 60_000;
 
-/** 401 with `WWW-Authenticate: Bearer` (RFC 6750) and a JSON body, before any MCP processing. */
-function refuse(res: Response, error: 'invalid_request' | 'invalid_token', description: string) {
+/**
+ * 401 with `WWW-Authenticate: Bearer` (RFC 6750) naming the protected resource metadata
+ * (RFC 9728, so an MCP client can start the OAuth flow from it) and a JSON body, before any MCP
+ * processing.
+ */
+function refuse(
+  res: Response,
+  metadataUrl: string,
+  error: 'invalid_request' | 'invalid_token',
+  description: string,
+) {
   res
     .status(401)
     .set(
       'WWW-Authenticate',
-      `Bearer realm="mcp", error="${error}", error_description="${description}"`,
+      `Bearer realm="mcp", resource_metadata="${metadataUrl}", error="${error}", error_description="${description}"`,
     )
     .json({
       success: false,
@@ -33,30 +50,74 @@ function refuse(res: Response, error: 'invalid_request' | 'invalid_token', descr
     });
 }
 
+/** The identity `secret` stands for, or undefined: an MCP key or an OAuth access token. */
+async function identify(
+  db: Kysely<Database>,
+  secret: string,
+  resource: string,
+): Promise<McpIdentity | undefined> {
+  if (looksLikeKey(secret)) {
+    const key = await findKeyByHash(db, hashKey(secret));
+    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) {
+      return undefined;
+    }
+    return { tenantId: key.tenantId, scopes: key.scopes, credential: 'key', id: key.id };
+  }
+  if (looksLikeOAuthSecret('access', secret)) {
+    const grant = await findGrantByAccessTokenHash(db, hashOAuthSecret(secret), resource);
+    if (!grant) return undefined;
+    return { tenantId: grant.tenantId, scopes: grant.scopes, credential: 'oauth', id: grant.id };
+  }
+  return undefined;
+}
+
 /**
- * `Authorization: Bearer <key>`: the key is looked up by its hash (the one named cross-tenant
- * lookup), and must be neither revoked nor expired. Missing, malformed, unknown, revoked and
- * expired keys are refused alike (401); the key itself never reaches a log line. `last_used_at`
- * is written at most once a minute per key.
+ * `Authorization: Bearer <credential>`: an MCP key (looked up by its hash; neither revoked nor
+ * expired) or an OAuth access token (by its hash; not expired, its grant not revoked and issued
+ * for this MCP server's URL, so a token meant for another resource is refused). Missing,
+ * malformed, unknown, revoked and expired credentials are refused alike (401); the secret never
+ * reaches a log line. `last_used_at` of the key or grant is written at most once a minute.
  */
-export function bearerAuth(db: Kysely<Database>, logger: Logger): RequestHandler {
+export function bearerAuth(
+  db: Kysely<Database>,
+  logger: Logger,
+  publicBaseUrl: string,
+): RequestHandler {
   const touched = new Map<string, number>();
+  const resource = mcpResourceUrl(publicBaseUrl);
+  const metadataUrl = resourceMetadataUrl(publicBaseUrl);
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const header = headerValue(req.headers, 'authorization');
       const match = header === undefined ? null : /^Bearer ([^\s]+)$/i.exec(header);
-      if (!match)
-        return refuse(res, 'invalid_request', 'Send Authorization: Bearer <MCP ingest key>');
-      const key = looksLikeKey(match[1]) ? await findKeyByHash(db, hashKey(match[1])) : undefined;
-      const now = Date.now();
-      if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now)) {
-        return refuse(res, 'invalid_token', 'The key is unknown, revoked or expired');
+      if (!match) {
+        return refuse(
+          res,
+          metadataUrl,
+          'invalid_request',
+          'Send Authorization: Bearer <MCP key or OAuth access token>',
+        );
       }
-      req.mcpKey = key;
-      if (now - (touched.get(key.id) ?? 0) >= TOUCH_EVERY_MS) {
-        touched.set(key.id, now);
-        touchKey(db, key.id).catch((err: unknown) =>
-          requestLogger(logger, req).warn({ err, keyId: key.id }, 'could not record key use'),
+      const identity = await identify(db, match[1], resource);
+      if (!identity) {
+        return refuse(
+          res,
+          metadataUrl,
+          'invalid_token',
+          'The key or access token is unknown, revoked or expired',
+        );
+      }
+      req.mcpIdentity = identity;
+      const now = Date.now();
+      const touchedKey = `${identity.credential}:${identity.id}`;
+      if (now - (touched.get(touchedKey) ?? 0) >= TOUCH_EVERY_MS) {
+        touched.set(touchedKey, now);
+        const touch = identity.credential === 'key' ? touchKey : touchGrant;
+        touch(db, identity.id).catch((err: unknown) =>
+          requestLogger(logger, req).warn(
+            { err, credential: identity.credential, id: identity.id },
+            'could not record MCP credential use',
+          ),
         );
       }
       next();

@@ -1,46 +1,56 @@
 import type { Database } from '@crm/shared/db';
 import { jsonBody, requestLogger } from '@crm/shared/http';
+import { MCP_PATH } from '@crm/shared/mcp-access';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type Request, type Response } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { BearerKey } from '../tenancy/cross-tenant-lookups';
 import { bearerAuth } from './bearer-auth';
+import type { McpIdentity } from './mcp-identity';
 import { mcpServerFor } from './mcp-server';
 import { requestBounds } from './request-bounds';
-import { INGEST_TOOLS } from './tools';
+import { resourceMetadataUrl } from './resource-metadata';
+import { missingScope, toolCallOf } from './tool-scopes';
 
-export const MCP_PATH = '/api/mcp';
+export { MCP_PATH };
 
 /**
- * A `tools/call` of a known tool the key's scopes do not allow: answered here, as a tool error
+ * A key's `tools/call` of a known tool its scopes do not allow: answered here, as a tool error
  * naming the missing scope (the agent can tell its operator what to grant), without reaching
  * the MCP server, which does not hold the tool at all.
  */
-function outOfScopeCall(body: unknown, key: BearerKey) {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const message = body as {
-    jsonrpc?: unknown;
-    id?: unknown;
-    method?: unknown;
-    params?: { name?: unknown };
-  };
-  if (message.method !== 'tools/call' || message.id === undefined) return undefined;
-  const tool = INGEST_TOOLS.find((t) => t.name === message.params?.name);
-  if (!tool || key.scopes.includes(tool.scope)) return undefined;
+function keyOutOfScopeCall(body: unknown, identity: McpIdentity) {
+  const call = toolCallOf(body);
+  if (!call || call.id === undefined) return undefined;
+  const missing = missingScope(call.name, call.args, identity.scopes);
+  if (!missing) return undefined;
   return {
     jsonrpc: '2.0',
-    id: message.id,
+    id: call.id,
     result: {
       content: [
         {
           type: 'text',
-          text: `${tool.name} needs the scope ${tool.scope}, which this key does not have; nothing was written.`,
+          text: `${String(call.name)} needs the scope ${missing}, which this key does not have${String(call.name).startsWith('ingest_') ? '; nothing was written' : ''}.`,
         },
       ],
       isError: true,
     },
   };
+}
+
+/**
+ * The scope an OAuth token lacks for one of the request's `tools/call` (a batch's included):
+ * the token's holder can ask the user for it (step-up), so it is an HTTP answer (403
+ * insufficient_scope, RFC 6750), not a tool error.
+ */
+function tokenMissingScope(body: unknown, identity: McpIdentity): string | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const call = toolCallOf(message);
+    const missing = call && missingScope(call.name, call.args, identity.scopes);
+    if (missing) return missing;
+  }
+  return undefined;
 }
 
 /** Stateless mode keeps no stream or session open: GET and DELETE are not offered (405). */
@@ -51,30 +61,58 @@ function methodNotAllowed(_req: Request, res: Response): void {
     .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
 }
 
-export interface McpLimits {
+export interface McpOptions {
   bodyLimitBytes: number;
   /** Records in all tools/call of one request, batch or single. */
   maxRecordsPerRequest: number;
+  /** The gateway's public address: the MCP resource's identifier and its metadata's URL. */
+  publicBaseUrl: string;
+  /** Signs the read tools' cursors. */
+  cursorSecret: string;
 }
 
 /**
  * POST /api/mcp: MCP over Streamable HTTP (stateless) for AI agents, authenticated by an MCP
- * ingest key before any MCP processing, then bounded in shape (batches, records) before any
- * tool runs (docs/mcp.md).
+ * key or an OAuth access token before any MCP processing, then bounded in shape (batches,
+ * records) and checked against the credential's scopes before any tool runs (docs/mcp.md).
  */
-export function mcpRoutes(db: Kysely<Database>, logger: Logger, limits: McpLimits): Router {
+export function mcpRoutes(db: Kysely<Database>, logger: Logger, options: McpOptions): Router {
   const router = Router();
-  const auth = bearerAuth(db, logger);
-  const parse = jsonBody(limits.bodyLimitBytes);
-  const bounds = requestBounds(limits.maxRecordsPerRequest);
+  const auth = bearerAuth(db, logger, options.publicBaseUrl);
+  const parse = jsonBody(options.bodyLimitBytes);
+  const bounds = requestBounds(options.maxRecordsPerRequest);
+  const metadataUrl = resourceMetadataUrl(options.publicBaseUrl);
   router.post(MCP_PATH, auth, parse, bounds, async (req: Request, res: Response) => {
-    const key = req.mcpKey as BearerKey;
-    const refusal = outOfScopeCall(req.body, key);
-    if (refusal) {
-      res.json(refusal);
-      return;
+    const identity = req.mcpIdentity as McpIdentity;
+    if (identity.credential === 'oauth') {
+      const missing = tokenMissingScope(req.body, identity);
+      if (missing) {
+        const message = `This call needs the scope ${missing}, which this access token does not have; nothing was written.`;
+        res
+          .status(403)
+          .set(
+            'WWW-Authenticate',
+            `Bearer error="insufficient_scope", scope="${missing}", resource_metadata="${metadataUrl}", error_description="${message}"`,
+          )
+          .json({
+            success: false,
+            error: 'Forbidden',
+            code: 'FORBIDDEN',
+            message,
+            details: { scope: missing },
+          });
+        return;
+      }
+    } else {
+      const refusal = keyOutOfScopeCall(req.body, identity);
+      if (refusal) {
+        res.json(refusal);
+        return;
+      }
     }
-    const server = mcpServerFor(db, requestLogger(logger, req), key);
+    const server = mcpServerFor(db, requestLogger(logger, req), identity, {
+      cursorSecret: options.cursorSecret,
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

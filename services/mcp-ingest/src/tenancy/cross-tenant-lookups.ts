@@ -54,3 +54,51 @@ export async function touchKey(db: Kysely<Database>, keyId: string): Promise<voi
       .execute(),
   );
 }
+
+/** The grant an OAuth access token stands for: its tenant and the scopes the user approved. */
+export interface BearerGrant {
+  id: string;
+  tenantId: string;
+  scopes: string[];
+}
+
+/**
+ * OAuth access token hash -> its grant, when the token is an access token that has not expired
+ * and its grant is neither revoked nor bound to another resource than `resource` (this MCP
+ * server's URL); undefined otherwise. One statement, so a revoked grant stops its tokens at once.
+ */
+export async function findGrantByAccessTokenHash(
+  db: Kysely<Database>,
+  tokenHash: string,
+  resource: string,
+): Promise<BearerGrant | undefined> {
+  return withSystemScope(db, (trx) =>
+    trx
+      .selectFrom('oauth_tokens as t')
+      .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+      .select(['g.id as id', 'g.tenant_id as tenantId', 'g.scopes as scopes'])
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.kind', '=', 'access')
+      .where('t.expires_at', '>', sql<Date>`now()`)
+      .where('g.revoked_at', 'is', null)
+      .where('g.resource', '=', resource)
+      .executeTakeFirst(),
+  );
+}
+
+/** As touchKey, for a grant an access token was used under. */
+export async function touchGrant(db: Kysely<Database>, grantId: string): Promise<void> {
+  await withSystemScope(db, (trx) =>
+    trx
+      .updateTable('oauth_grants')
+      .set({ last_used_at: sql`now()` })
+      .where('id', '=', grantId)
+      .where((eb) =>
+        eb.or([
+          eb('last_used_at', 'is', null),
+          eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`),
+        ]),
+      )
+      .execute(),
+  );
+}

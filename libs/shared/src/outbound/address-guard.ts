@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { nonPublicRange } from '../addresses/address-class';
+import { nonPublicRange } from './address-class';
 
 /*
  * The SSRF guard at send time: what a webhook connects to must be a public address (the rule
