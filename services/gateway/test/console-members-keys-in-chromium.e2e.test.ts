@@ -265,7 +265,9 @@ describe('MCP keys', () => {
     const dialog = owner.getByRole('dialog', { name: 'Revoke key “Sales agent”?' });
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await row.getByText(/^Revoked /).waitFor();
-    await expect(mcpClient(apiKey)).rejects.toThrow(/The key or access token is unknown, revoked or expired/);
+    await expect(mcpClient(apiKey)).rejects.toThrow(
+      /The key or access token is unknown, revoked or expired/,
+    );
   });
 });
 
