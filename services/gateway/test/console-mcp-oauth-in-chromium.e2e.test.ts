@@ -368,6 +368,8 @@ describe('Connected apps on the MCP keys screen', () => {
     expect(text).toContain(new URL(stack.url).hostname);
     expect(text).toContain('mcp:ingest:leads, mcp:read:leads');
     expect(text).toMatch(/you,/);
+    // Used: the lead written with its token.
+    expect(text).not.toMatch(/Never/);
     expect(text).toMatch(/Active/);
     expect(await owner.content()).not.toContain(own.accessToken);
     await saveScreenshot(owner, 'console-connected-apps', { fullPage: true });
