@@ -30,6 +30,16 @@ export const router = createBrowserRouter([
     lazy: () => import('./screens/sign-up').then((m) => ({ Component: m.SignUpScreen })),
   },
   {
+    // Where /api/oauth/authorize sends an app's user: signed in, but outside the layout (the
+    // question is theirs, not a tenant's screen; no tenant needs to be selected).
+    path: '/oauth/consent',
+    lazy: () =>
+      import('./screens/oauth-consent/consent-screen').then((m) => ({
+        Component: m.ConsentScreen,
+      })),
+    HydrateFallback: () => <Loading what="the console" />,
+  },
+  {
     path: '/',
     element: <Layout />,
     loader: () => {

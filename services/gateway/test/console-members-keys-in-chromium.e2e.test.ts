@@ -98,7 +98,8 @@ beforeAll(async () => {
   owner = await context.newPage();
   invitee = await (await browser.newContext({ baseURL: stack.url })).newPage();
   // Signed out, the console's first requests are 401s (isSignedOutAnswer); the viewer's Members
-  // screen is refused its list (403), which the screen explains.
+  // screen is refused its list (403), and the MCP keys screen its connected apps (403), which
+  // the screens explain.
   const path = (url: string) => new URL(url).pathname;
   ownerProblems = watchForProblems(owner, {
     origin: stack.url,
@@ -110,6 +111,7 @@ beforeAll(async () => {
       response: (url, status) =>
         isSignedOutAnswer(url, status) ||
         (status === 403 && path(url) === '/api/auth/members') ||
+        (status === 403 && path(url) === '/api/mcp/connections') ||
         // Signed in with no tenant yet, the console's opening page of leads (asked for beside
         // the session, before it is known) is refused with a 403; the console then points to
         // the invitations.
@@ -263,7 +265,9 @@ describe('MCP keys', () => {
     const dialog = owner.getByRole('dialog', { name: 'Revoke key “Sales agent”?' });
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await row.getByText(/^Revoked /).waitFor();
-    await expect(mcpClient(apiKey)).rejects.toThrow(/The key is unknown, revoked or expired/);
+    await expect(mcpClient(apiKey)).rejects.toThrow(
+      /The key or access token is unknown, revoked or expired/,
+    );
   });
 });
 
@@ -298,6 +302,11 @@ describe('a viewer', () => {
     await invitee.getByText('Creating and revoking keys needs the owner or admin role.').waitFor();
     expect(await invitee.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     expect(await invitee.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
+    await invitee
+      .getByRole('region', { name: 'Connected apps' })
+      .getByRole('alert')
+      .getByText(/owner, admin/)
+      .waitFor();
     await expectAxeClean(invitee);
 
     await invitee.goto('/events');

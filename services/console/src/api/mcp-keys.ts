@@ -1,17 +1,6 @@
 import { api, type Envelope } from './client';
 import type { NumberedPage } from './products';
 
-/**
- * The scopes a key may hold, as mcp-ingest names them (its MCP_SCOPES; creating a key with
- * another is a 400), and what each lets the key's agent write.
- */
-export const MCP_SCOPES = [
-  ['mcp:ingest:leads', 'Leads'],
-  ['mcp:ingest:contacts', 'Contacts'],
-  ['mcp:ingest:products', 'Products'],
-  ['mcp:ingest:messaging', 'Messaging (conversations and messages)'],
-] as const;
-
 /** A key as the API shows it: never the secret or its hash. */
 export interface McpKey {
   id: string;

@@ -4,6 +4,7 @@ import { useForm } from 'react-hook-form';
 import { Link, useLocation, useNavigate } from 'react-router';
 import * as z from 'zod/mini';
 import { signIn } from '../api/auth';
+import { returnTo } from '../session/return-to';
 import { describeError } from '../ui/describe-error';
 import { Field } from '../ui/field';
 
@@ -24,8 +25,7 @@ export function SignInScreen() {
     mutationFn: signIn,
     onSuccess: async () => {
       queryClient.clear();
-      const from = (location.state as { from?: string } | null)?.from;
-      await navigate(from && from !== '/sign-in' ? from : '/leads', { replace: true });
+      await navigate(returnTo(location.state), { replace: true });
     },
   });
   const { errors } = form.formState;
@@ -57,7 +57,10 @@ export function SignInScreen() {
         </button>
       </form>
       <p>
-        No account yet? <Link to="/sign-up">Sign up</Link>
+        No account yet?{' '}
+        <Link to="/sign-up" state={location.state as unknown}>
+          Sign up
+        </Link>
       </p>
     </main>
   );

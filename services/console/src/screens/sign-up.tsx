@@ -1,9 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import * as z from 'zod/mini';
 import { signUp } from '../api/auth';
+import { returnTo } from '../session/return-to';
 import { describeError } from '../ui/describe-error';
 import { Field } from '../ui/field';
 
@@ -19,6 +20,7 @@ const schema = z.object({
 
 export function SignUpScreen() {
   const navigate = useNavigate();
+  const location = useLocation();
   const queryClient = useQueryClient();
   const form = useForm({
     resolver: zodResolver(schema),
@@ -29,7 +31,7 @@ export function SignUpScreen() {
       signUp({ ...values, name: values.name || undefined }),
     onSuccess: async () => {
       queryClient.clear();
-      await navigate('/leads', { replace: true });
+      await navigate(returnTo(location.state), { replace: true });
     },
   });
   const { errors } = form.formState;
@@ -73,7 +75,10 @@ export function SignUpScreen() {
         </button>
       </form>
       <p>
-        Already have an account? <Link to="/sign-in">Sign in</Link>
+        Already have an account?{' '}
+        <Link to="/sign-in" state={location.state as unknown}>
+          Sign in
+        </Link>
       </p>
     </main>
   );

@@ -3,7 +3,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { createMcpKey, MCP_KEYS_KEY, MCP_SCOPES } from '../../api/mcp-keys';
+import {
+  MCP_SCOPE_DESCRIPTIONS,
+  MCP_SCOPES,
+} from '../../../../../libs/shared/src/mcp-access/scopes';
+import { createMcpKey, MCP_KEYS_KEY } from '../../api/mcp-keys';
 import { describeError } from '../../ui/describe-error';
 import { Field, SelectField } from '../../ui/field';
 
@@ -27,7 +31,10 @@ function expiresAt(days: string): string | null {
   return n === 0 ? null : new Date(Date.now() + n * 86_400_000).toISOString();
 }
 
-/** Create a key: a name, its scopes (one checkbox each) and an expiry. */
+/**
+ * Create a key: a name, its scopes (one checkbox each: every scope mcp-ingest knows, from the
+ * list it checks keys against, with the words the consent page uses) and an expiry.
+ */
 export function CreateKeyForm({
   onCreated,
 }: {
@@ -37,7 +44,7 @@ export function CreateKeyForm({
   const queryClient = useQueryClient();
   const form = useForm<NewKey>({
     resolver: zodResolver(schema),
-    defaultValues: { name: '', scopes: [MCP_SCOPES[0][0]], expiresInDays: '90' },
+    defaultValues: { name: '', scopes: [MCP_SCOPES[0]], expiresInDays: '90' },
   });
   const create = useMutation({
     mutationFn: (values: NewKey) =>
@@ -64,11 +71,11 @@ export function CreateKeyForm({
         <Field label="Name" error={errors.name?.message} registration={form.register('name')} />
         <fieldset aria-describedby={errors.scopes ? `${id}-scopes-error` : undefined}>
           <legend>Scopes</legend>
-          {MCP_SCOPES.map(([scope, what]) => (
+          {MCP_SCOPES.map((scope) => (
             <label key={scope} className="choice">
               <input type="checkbox" value={scope} {...form.register('scopes')} />
               {scope}
-              <span className="muted">({what})</span>
+              <span className="muted">({MCP_SCOPE_DESCRIPTIONS[scope]})</span>
             </label>
           ))}
           {errors.scopes && (

@@ -6,12 +6,16 @@ import { useRole } from '../../session/use-role';
 import { ConfirmDialog } from '../../ui/confirm-dialog';
 import { describeError } from '../../ui/describe-error';
 import { QueryStates } from '../../ui/states';
+import { ConnectedApps } from './connected-apps';
 import { CreateKeyForm } from './create-key-form';
 import { NewKeyPanel } from './new-key-panel';
 
 const when = (at: string | null, none: string) => (at ? new Date(at).toLocaleString() : none);
 
-/** Who created each key, by user id: the members' emails when the role may list them. */
+/**
+ * Who a user id is (who created a key, who approved an app): a member's email when the role may
+ * list the members.
+ */
 function useCreators(): (userId: string | null) => string {
   const { canListMembers, userId: self } = useRole();
   const members = useQuery({
@@ -28,9 +32,10 @@ function useCreators(): (userId: string | null) => string {
 }
 
 /**
- * MCP ingest keys of the tenant (GET /api/mcp/keys: every member may list them); owners and
- * admins create them (the key is shown once, with ready client configurations) and revoke
- * them. Members and viewers see the list only.
+ * MCP keys of the tenant (GET /api/mcp/keys: every member may list them); owners and admins
+ * create them (the key is shown once, with ready client configurations) and revoke them.
+ * Members and viewers see the list only. Beside the keys, the apps connected with OAuth
+ * (connected-apps.tsx).
  */
 export function McpKeysScreen() {
   const { role, canListMembers: canManage } = useRole();
@@ -45,8 +50,9 @@ export function McpKeysScreen() {
     <section aria-labelledby="screen-title">
       <h1 id="screen-title">MCP keys</h1>
       <p className="muted">
-        Keys let AI agents write leads, contacts, products and conversations into this tenant over
-        the Model Context Protocol.
+        Keys let AI agents write leads, contacts, products and conversations into this tenant, and
+        read its records, over the Model Context Protocol, as far as their scopes allow. Apps that
+        sign in with OAuth instead are listed under Connected apps.
         {role && !canManage && ' Creating and revoking keys needs the owner or admin role.'}
       </p>
       {created ? (
@@ -96,6 +102,7 @@ export function McpKeysScreen() {
           </table>
         )}
       </QueryStates>
+      <ConnectedApps personOf={creatorOf} canManage={canManage} />
     </section>
   );
 }
