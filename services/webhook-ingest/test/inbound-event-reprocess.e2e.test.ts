@@ -175,7 +175,7 @@ it.each([
   [
     'whose payload retention dropped',
     { provider: platform.provider, verification: 'verified', raw_body: null, headers: null },
-    'The delivery can no longer be re-processed: its payload was dropped by retention (RETENTION_LEDGER_PAYLOADS_DAYS)',
+    'The delivery can no longer be re-processed: its payload is kept for a limited time (30 days by default) and has been removed',
   ],
 ])('a failed delivery %s -> 409, nothing written', async (_, values, message) => {
   const { id } = await insertRow(database, 'inbound_events', {

@@ -88,9 +88,12 @@ export interface InboundEvent {
   processed_at: string | null;
 }
 
-/** The audit view: the raw payload and the headers as stored (secret-like values redacted). */
+/**
+ * The audit view: the raw payload and the headers as stored (secret-like values redacted);
+ * both null once retention has removed them (the row, its outcome and dedup key stay longer).
+ */
 export interface InboundEventDetail extends InboundEvent {
-  raw_body: string;
+  raw_body: string | null;
   headers: Record<string, string> | null;
 }
 

@@ -77,7 +77,7 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
     }
     if (stored.raw_body === null) {
       throw errors.conflict(
-        'The delivery can no longer be re-processed: its payload was dropped by retention (RETENTION_LEDGER_PAYLOADS_DAYS)',
+        'The delivery can no longer be re-processed: its payload is kept for a limited time (30 days by default) and has been removed',
         { receivedAt: stored.received_at },
       );
     }

@@ -100,13 +100,22 @@ export function DeliveryDetail() {
               </table>
             ) : (
               <p className="muted">
-                Not recorded (the delivery predates the ledger keeping headers).
+                {data.raw_body === null
+                  ? 'No longer kept: headers and payload are removed after the retention period.'
+                  : 'Not recorded (the delivery predates the ledger keeping headers).'}
               </p>
             )}
             <h3>Raw payload</h3>
-            <pre className="payload" tabIndex={0} aria-label="Raw payload">
-              {payloadText(data.raw_body)}
-            </pre>
+            {data.raw_body === null ? (
+              <p className="muted">
+                No longer kept: payloads are removed after the retention period (30 days by
+                default); the delivery's outcome stays.
+              </p>
+            ) : (
+              <pre className="payload" tabIndex={0} aria-label="Raw payload">
+                {payloadText(data.raw_body)}
+              </pre>
+            )}
           </>
         )}
       </QueryStates>
