@@ -53,7 +53,10 @@ export type DocumentFetcher = (url: URL) => Promise<FetchedDocument>;
 export interface GuardedFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
-  /** The address check at connect time; guardedLookup (public addresses only) unless a test says otherwise. */
+  /**
+   * The address check at connect time: guardedLookup (public addresses only) unless a test
+   * serves documents from this machine (IP literals are then not refused either).
+   */
   lookup?: LookupFunction;
 }
 
