@@ -86,6 +86,7 @@ describe('every Session route of the proxy table', () => {
       '/api/automations/probe',
       '/api/events/probe',
       '/api/mcp/keys/probe',
+      '/api/mcp/connections/probe',
     ]);
   });
 

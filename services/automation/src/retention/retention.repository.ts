@@ -8,10 +8,16 @@ import { sql, type Kysely } from 'kysely';
  * within the window is kept with its chain until that replay is old enough too.
  */
 
+/**
+ * A run's start as UTC wall-clock time: what workflow_runs_by_age holds (an expression the run
+ * history's lists never use, so it never competes with their tenant-leading indexes).
+ */
+const startedUtc = sql`(r.started_at AT TIME ZONE 'UTC')`;
+
 /** The runs started before `cutoff` that no replay started since keeps. */
 const expiredRuns = (cutoff: Date) => sql`
   FROM workflow_runs AS r
- WHERE r.started_at < ${cutoff}
+ WHERE ${startedUtc} < (${cutoff}::timestamptz AT TIME ZONE 'UTC')
    AND NOT EXISTS (SELECT 1 FROM workflow_runs AS replay
                     WHERE replay.replay_of = r.id AND replay.started_at >= ${cutoff})`;
 
@@ -24,7 +30,7 @@ export async function deleteWorkflowRunsBefore(
   const result = await withSystemScope(db, (trx) =>
     sql`DELETE FROM workflow_runs WHERE id IN (
           SELECT r.id ${expiredRuns(cutoff)}
-           ORDER BY r.started_at LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED)`.execute(trx),
+           ORDER BY ${startedUtc} LIMIT ${limit} FOR UPDATE OF r SKIP LOCKED)`.execute(trx),
   );
   return Number(result.numAffectedRows ?? 0);
 }
@@ -39,7 +45,7 @@ export async function oldestWorkflowRunBefore(
 ): Promise<Date | null> {
   const { rows } = await withSystemScope(db, (trx) =>
     sql<{ started_at: Date }>`SELECT r.started_at ${expiredRuns(cutoff)}
-      ORDER BY r.started_at LIMIT 1`.execute(trx),
+      ORDER BY ${startedUtc} LIMIT 1`.execute(trx),
   );
   return rows[0]?.started_at ?? null;
 }

@@ -8,6 +8,14 @@ import { sql, type Kysely } from 'kysely';
  * again), and changes nothing but the rows it selects.
  */
 
+/**
+ * A time column's UTC wall-clock value: what the age indexes hold (an expression the tenants'
+ * lists never use, so those indexes never compete with the lists' own). `cutoff` is compared
+ * in the same terms, and a min() is turned back into an instant.
+ */
+const utc = (column: string) => sql`(${sql.ref(column)} AT TIME ZONE 'UTC')`;
+const utcOf = (cutoff: Date) => sql`(${cutoff}::timestamptz AT TIME ZONE 'UTC')`;
+
 const count = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
 const oldest = (result: { rows: { oldest: Date | null }[] }) => result.rows[0]?.oldest ?? null;
 
@@ -53,8 +61,8 @@ export async function deleteLedgerRowsBefore(
   return count(
     await withSystemScope(db, (trx) =>
       sql`DELETE FROM inbound_events WHERE id IN (
-            SELECT id FROM inbound_events WHERE received_at < ${cutoff}
-             ORDER BY received_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx),
+            SELECT id FROM inbound_events WHERE ${utc('received_at')} < ${utcOf(cutoff)}
+             ORDER BY ${utc('received_at')} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx),
     ),
   );
 }
@@ -66,8 +74,8 @@ export async function oldestLedgerRowBefore(
 ): Promise<Date | null> {
   return oldest(
     await withSystemScope(db, (trx) =>
-      sql<{ oldest: Date | null }>`SELECT min(received_at) AS oldest FROM inbound_events
-        WHERE received_at < ${cutoff}`.execute(trx),
+      sql<{ oldest: Date | null }>`SELECT min(${utc('received_at')}) AT TIME ZONE 'UTC' AS oldest
+        FROM inbound_events WHERE ${utc('received_at')} < ${utcOf(cutoff)}`.execute(trx),
     ),
   );
 }
@@ -87,8 +95,8 @@ export async function deleteProviderEventsBefore(
   return count(
     await withSystemScope(db, (trx) =>
       sql`DELETE FROM ${events} WHERE id IN (
-            SELECT id FROM ${events} WHERE created_at < ${cutoff}
-             ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx),
+            SELECT id FROM ${events} WHERE ${utc('created_at')} < ${utcOf(cutoff)}
+             ORDER BY ${utc('created_at')} LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(trx),
     ),
   );
 }
@@ -101,8 +109,8 @@ export async function oldestProviderEventBefore(
 ): Promise<Date | null> {
   return oldest(
     await withSystemScope(db, (trx) =>
-      sql<{ oldest: Date | null }>`SELECT min(created_at) AS oldest FROM ${sql.table(table)}
-        WHERE created_at < ${cutoff}`.execute(trx),
+      sql<{ oldest: Date | null }>`SELECT min(${utc('created_at')}) AT TIME ZONE 'UTC' AS oldest
+        FROM ${sql.table(table)} WHERE ${utc('created_at')} < ${utcOf(cutoff)}`.execute(trx),
     ),
   );
 }
