@@ -41,13 +41,15 @@ function expectedKeys(shape: string): { top: string[]; data?: string[] } {
 }
 
 // The receivers route answers the platform's fixed set of six provider kinds in the success
-// envelope: configuration, not a list of rows that pages.
+// envelope: configuration, not a list of rows that pages. The OAuth authorize endpoint answers
+// a redirect to the consent page.
 const NOT_LISTS = [
   '/api/health',
   '/api/openapi.json',
   '/api/auth/me',
   '/api/mcp',
   '/api/integrations/receivers',
+  '/api/oauth/authorize',
 ];
 
 /** GET operations of the OpenAPI document that are not one record, a probe or a receiver. */
