@@ -230,6 +230,15 @@ interface SweepFigure {
   statementRowsPerSecond: number;
   batchMs: Latency;
   deliveriesDuring: Latency;
+  /** Checkpoints the server (shared by every database on it) began during the window. */
+  checkpointsDuring: number;
+}
+
+async function checkpoints(side: Side): Promise<number> {
+  const { rows } = await side.sql.query<{ n: string }>(
+    'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter',
+  );
+  return Number(rows[0].n);
 }
 
 /** Deliveries from DELIVERY_CLIENTS clients until `until` resolves; each one's latency. */
@@ -278,6 +287,7 @@ async function sweepWithDeliveries(side: Side, sweep: RetentionSweep, secret: st
     ...SWEEP_PACING,
   });
   const budget = new Promise<void>((resolve) => setTimeout(resolve, SWEEP_SECONDS * 1000));
+  const checkpointsBefore = await checkpoints(side);
   const began = performance.now();
   const ran = Promise.race([finished.then(() => true), budget.then(() => false)]);
   // The deliveries go on for the whole window on both sides: where the worker is done early
@@ -288,6 +298,8 @@ async function sweepWithDeliveries(side: Side, sweep: RetentionSweep, secret: st
   await worker.stop();
   const seconds = (performance.now() - began) / 1000;
   const deliveriesDuring = await deliveries;
+  // What else wrote or read the disk in the window (the server is shared with other sessions).
+  const checkpointsDuring = (await checkpoints(side)) - checkpointsBefore;
   const inStatements = batchMs.reduce((s, v) => s + v, 0) / 1000;
   const figure: SweepFigure = {
     table: sweep.table,
@@ -299,9 +311,10 @@ async function sweepWithDeliveries(side: Side, sweep: RetentionSweep, secret: st
     statementRowsPerSecond: Math.round(removed / Math.max(inStatements, 0.001)),
     batchMs: latency(batchMs),
     deliveriesDuring,
+    checkpointsDuring,
   };
   process.stderr.write(
-    `  sweep ${sweep.table} on ${side.name}: ${removed} rows in ${figure.seconds} s (${figure.rowsPerSecond}/s, ${figure.statementRowsPerSecond}/s in statements, batch p99 ${figure.batchMs.p99Ms} ms${completed ? ', done' : ''}); deliveries p50 ${deliveriesDuring.p50Ms} p99 ${deliveriesDuring.p99Ms} ms (${deliveriesDuring.samples})\n`,
+    `  sweep ${sweep.table} on ${side.name}: ${removed} rows in ${figure.seconds} s (${figure.rowsPerSecond}/s, ${figure.statementRowsPerSecond}/s in statements, batch p99 ${figure.batchMs.p99Ms} ms${completed ? ', done' : ''}); deliveries p50 ${deliveriesDuring.p50Ms} p99 ${deliveriesDuring.p99Ms} ms (${deliveriesDuring.samples}), checkpoints ${checkpointsDuring}\n`,
   );
   return figure;
 }
