@@ -13,7 +13,9 @@
  * 2.4 million rows) runs the records-at-scale scenario of scale.ts, SCALE_ROWS (1,000,000) its size
  * (its other knobs, e.g. SCALE_EXPORT_ONLY and SCALE_BEFORE_ROOT, are in scale.ts); ONLY=console (never
  * by default) the console's initial JavaScript and, in Chromium, its leads list and search on the
- * same seeding (console.ts; CONSOLE_SAMPLES, 5), ONLY=scale,console both on one seeding.
+ * same seeding (console.ts; CONSOLE_SAMPLES, 5), ONLY=scale,console both on one seeding;
+ * ONLY=retention (never by default: it seeds 20 million rows) the hot paths on the growing tables
+ * and the retention worker's cost at RETENTION_ROWS beside a near-empty database (retention.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -43,6 +45,7 @@ import {
 } from './scenarios';
 import { recordsAtScale, scaleRows } from './scale';
 import { consoleRows } from './console';
+import { RETENTION_ROWS, retentionAtScale, retentionRows } from './retention';
 import { BARE_SECRET } from './bare-http';
 import { PORT_VARIABLES, type ServiceName } from '../../dev/ports';
 
@@ -252,6 +255,15 @@ export async function runStackBench(): Promise<Row[]> {
       if (ONLY.has('scale')) rows.push(...scaleRows(r));
     }
 
+    if (ONLY.has('retention')) {
+      process.stderr.write(
+        'retention at scale: the relay claim, deliveries, the delivery log and the sweeps\n',
+      );
+      const r = await retentionAtScale({ adminUrl, envOf, networkSecret: NETWORK_SECRET });
+      details.retention = r;
+      rows.push(...retentionRows(r));
+    }
+
     if (ONLY.has('relay')) {
       process.stderr.write('outbox relay draining 20,000 events vs bare JetStream async publish\n');
       const tenantId = (
@@ -293,13 +305,15 @@ export async function runStackBench(): Promise<Row[]> {
   const kind =
     process.env.ONLY === 'console'
       ? 'console'
-      : process.env.ONLY === 'scale'
-        ? process.env.SCALE_EXPORT_ONLY === '1'
-          ? 'scale-export'
-          : 'scale'
-        : process.env.ONLY
-          ? `stack-only-${[...ONLY].join('-')}`
-          : 'stack';
+      : process.env.ONLY === 'retention'
+        ? `retention-${RETENTION_ROWS}`
+        : process.env.ONLY === 'scale'
+          ? process.env.SCALE_EXPORT_ONLY === '1'
+            ? 'scale-export'
+            : 'scale'
+          : process.env.ONLY
+            ? `stack-only-${[...ONLY].join('-')}`
+            : 'stack';
   const file = writeResults(kind, rows, details);
   process.stdout.write(`results: ${file}\n`);
   return rows;
