@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { withSystemScope } from '@crm/shared/db';
 import { MCP_SCOPES } from '@crm/shared/mcp-access';
 import { addMember, createAccount, createTenant, signIn, testDb, testGateway } from '@crm/test-kit';
+import { sql } from 'kysely';
 import request from 'supertest';
 import {
   approve,
@@ -65,16 +67,21 @@ const grantsOf = (clientId: string) =>
   withSystemScope(database.db, (trx) =>
     trx.selectFrom('oauth_grants').selectAll().where('client_id', '=', clientId).execute(),
   );
-const countClients = async () =>
-  Number(
-    (
-      await withSystemScope(database.db, (trx) =>
-        trx
-          .selectFrom('oauth_clients')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow(),
+/**
+ * The clients registered under `name` or with `uri` among their redirect URIs: each refusal test
+ * sends a value of its own, so other test files registering clients meanwhile do not count.
+ */
+const clientsWith = (match: { name?: string; uri?: string }) =>
+  withSystemScope(database.db, (trx) =>
+    trx
+      .selectFrom('oauth_clients')
+      .select('client_id')
+      .where((eb) =>
+        match.name !== undefined
+          ? eb('client_name', '=', match.name)
+          : eb(sql<string>`${match.uri ?? ''}`, '=', sql<string>`ANY(redirect_uris)`),
       )
-    ).n,
+      .execute(),
   );
 
 describe('GET /.well-known/oauth-authorization-server', () => {
@@ -170,16 +177,16 @@ describe('POST /api/oauth/register', () => {
     ['a URI that is not text', [42]],
     ['redirect_uris missing', undefined],
   ])('refuses %s: 400 invalid_redirect_uri, nothing stored', async (_what, uris) => {
-    const before = await countClients();
+    const name = `refused-${randomUUID()}`;
     const res = await request(app)
       .post('/api/oauth/register')
-      .send({ redirect_uris: uris, client_name: 'x' });
+      .send({ redirect_uris: uris, client_name: name });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: 'invalid_redirect_uri',
       error_description: expect.any(String),
     });
-    expect(await countClients()).toBe(before);
+    expect(await clientsWith({ name })).toEqual([]);
   });
 
   it.each([
@@ -188,16 +195,16 @@ describe('POST /api/oauth/register', () => {
     ['response type token', { response_types: ['token'] }],
     ['a name of 201 characters', { client_name: 'x'.repeat(201) }],
   ])('refuses %s: 400 invalid_client_metadata, nothing stored', async (_what, metadata) => {
-    const before = await countClients();
+    const uri = `https://agent-${randomUUID()}.example/cb`;
     const res = await request(app)
       .post('/api/oauth/register')
-      .send({ redirect_uris: ['https://agent.example/cb'], ...metadata });
+      .send({ redirect_uris: [uri], ...metadata });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: 'invalid_client_metadata',
       error_description: expect.any(String),
     });
-    expect(await countClients()).toBe(before);
+    expect(await clientsWith({ uri })).toEqual([]);
   });
 
   it('answers a body that is not JSON in the OAuth error shape', async () => {
