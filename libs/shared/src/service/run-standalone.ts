@@ -62,23 +62,30 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     maxConnections: config.DB_POOL_MAX,
     applicationName: service.name,
   });
-  const bus = await NatsBus.connect({
-    url: required.NATS_URL,
-    logger,
-    connectionName: service.name,
-    streamReplicas: config.NATS_STREAM_REPLICAS,
-  });
-  const relay = service.runsOutboxRelay
-    ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
-    : undefined;
-  await relay?.start();
-  const { server, workers, startDraining } = await serve(service, config, {
-    database,
-    bus,
-    internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
-    previousInternalTokenSecret: config.INTERNAL_TOKEN_SECRET_PREVIOUS,
-  });
+  // "listening" is logged before the workers have started, and a supervisor (or a test) may
+  // signal as soon as it reads it: the handler is in place from here, and a stop that arrives
+  // during start-up waits for it to finish, then stops what it started.
+  const starting = (async () => {
+    const bus = await NatsBus.connect({
+      url: required.NATS_URL,
+      logger,
+      connectionName: service.name,
+      streamReplicas: config.NATS_STREAM_REPLICAS,
+    });
+    const relay = service.runsOutboxRelay
+      ? new OutboxRelay({ db: database.db, pool: database.pool, bus, logger })
+      : undefined;
+    await relay?.start();
+    const served = await serve(service, config, {
+      database,
+      bus,
+      internalTokenSecret: required.INTERNAL_TOKEN_SECRET,
+      previousInternalTokenSecret: config.INTERNAL_TOKEN_SECRET_PREVIOUS,
+    });
+    return { bus, relay, ...served };
+  })();
   onShutdownSignal(logger, async () => {
+    const { server, workers, startDraining, relay, bus } = await starting;
     try {
       await stopService(
         {
@@ -100,4 +107,5 @@ export async function runStandalone<S extends z.ZodType<ServiceEnv>>(
     }
     logger.info('stopped');
   });
+  await starting;
 }
