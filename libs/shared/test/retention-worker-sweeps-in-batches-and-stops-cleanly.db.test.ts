@@ -101,13 +101,23 @@ it('stopped while a batch waits on a lock, it lets that batch finish and starts 
     pauseMs: 0,
   });
   await worker.start();
-  await eventually(async () => {
-    const { rows } = await locker.query<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity
-        WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM retention_probe%'`,
-    );
-    expect(Number(rows[0].n)).toBe(1);
-  });
+  try {
+    // Asked outside the locker's transaction: a backend reads pg_stat_activity once per
+    // transaction, so polling from inside it would see the first answer for ever.
+    await eventually(async () => {
+      const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM retention_probe%'`.execute(
+        database.db,
+      );
+      expect(Number(rows[0].n)).toBe(1);
+    });
+  } catch (err) {
+    // Never leave the lock behind for the next tests.
+    await locker.query('ROLLBACK');
+    await locker.end();
+    await worker.stop();
+    throw err;
+  }
   const stopped = worker.stop();
   await locker.query('COMMIT');
   await locker.end();
