@@ -60,3 +60,4 @@ export {
 } from './cursor-list';
 export { itCapsItsCountPast10000, type CountCapContract } from './count-cap';
 export { grantMcpAccess, type McpGrant, type McpGrantOptions } from './oauth-grants';
+export { mcpInitialize, postMcp } from './mcp-requests';

@@ -2,7 +2,7 @@ import {
   tenantSession,
   testDb,
   useServiceBehindGateway,
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -93,17 +93,8 @@ beforeAll(async () => {
   loopbackWorkflowId = await createWorkflow(allowingPrivateTargets.url, loopbackWorkflow);
 });
 
-async function send(req: FuzzedRequest) {
-  const before = await tenantRowCounts(database, owner.tenantId);
-  let call = request(stack.url)[req.method.toLowerCase() as 'post'](req.path);
-  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-  if (req.body) {
-    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-    call = call.send(req.body.text);
-  }
-  const res = await call;
-  expectHandled(req, res, { before, after: await tenantRowCounts(database, owner.tenantId) });
-}
+const send = (req: FuzzedRequest) =>
+  sendFuzzedRequest(stack.url, req, () => tenantRowCounts(database, owner.tenantId));
 
 function property(
   method: string,

@@ -2,7 +2,7 @@ import { withSystemScope, withTenant } from '@crm/shared/db';
 import {
   tenantSession,
   testDb,
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -109,17 +109,8 @@ const headers = () =>
     { weight: 1, arbitrary: hostileHeaders(owner.cookie) },
   );
 
-async function send(req: FuzzedRequest) {
-  const before = await tenantRowCounts(database, owner.tenantId);
-  let call = request(stack.url)[req.method.toLowerCase() as 'get'](req.path);
-  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-  if (req.body) {
-    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-    call = call.send(req.body.text);
-  }
-  const res = await call;
-  expectHandled(req, res, { before, after: await tenantRowCounts(database, owner.tenantId) });
-}
+const send = (req: FuzzedRequest) =>
+  sendFuzzedRequest(stack.url, req, () => tenantRowCounts(database, owner.tenantId));
 
 /** The body family of one JSON route: its valid body, the paths to spoil and objects to extend. */
 function bodyProperty(

@@ -11,7 +11,7 @@ import {
   testGateway,
   type TestGateway,
   upstreamsAt,
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -22,7 +22,6 @@ import {
   allRowCounts,
 } from '@crm/test-kit';
 import fc from 'fast-check';
-import request from 'supertest';
 
 /**
  * Property-based: generated hostile bodies, keys, query strings, path
@@ -67,17 +66,7 @@ afterAll(async () => {
 
 const counts = () => allRowCounts(database, ['rate_limits']);
 
-async function send(req: FuzzedRequest) {
-  const before = await counts();
-  let call = request(gateway.app)[req.method.toLowerCase() as 'get'](req.path);
-  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-  if (req.body) {
-    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-    call = call.send(req.body.text);
-  }
-  const res = await call;
-  expectHandled(req, res, { before, after: await counts() });
-}
+const send = (req: FuzzedRequest) => sendFuzzedRequest(gateway.app, req, counts);
 
 /** Mostly the session alone; sometimes hostile headers and cookies around it. */
 const sessionHeaders = () =>

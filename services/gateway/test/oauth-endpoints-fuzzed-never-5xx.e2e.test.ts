@@ -4,7 +4,7 @@ import {
   allRowCounts,
   createAccount,
   createTenant,
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -18,7 +18,6 @@ import {
   type TestGateway,
 } from '@crm/test-kit';
 import fc from 'fast-check';
-import request from 'supertest';
 import { pkcePair, REDIRECT_URI, registerClient, startAuthorization } from './oauth-flow';
 
 /**
@@ -57,17 +56,7 @@ afterAll(async () => {
 
 const counts = () => allRowCounts(database, ['rate_limits']);
 
-async function send(req: FuzzedRequest) {
-  const before = await counts();
-  let call = request(gateway.app)[req.method.toLowerCase() as 'get'](req.path);
-  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-  if (req.body) {
-    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-    call = call.send(req.body.text);
-  }
-  const res = await call;
-  expectHandled(req, res, { before, after: await counts() });
-}
+const send = (req: FuzzedRequest) => sendFuzzedRequest(gateway.app, req, counts);
 
 const RUNS = 60;
 const UNKNOWN_CODE = `crm_oac_${'A'.repeat(43)}`;

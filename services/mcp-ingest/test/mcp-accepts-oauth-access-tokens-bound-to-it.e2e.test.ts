@@ -6,6 +6,8 @@ import {
   createTenant,
   eventually,
   grantMcpAccess,
+  mcpInitialize,
+  postMcp,
   sessionClient,
   tenantRowCounts,
   tenantRows,
@@ -33,25 +35,8 @@ beforeAll(() => {
 });
 afterAll(() => db.close());
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'curl', version: '1' },
-  },
-};
-
-function mcpPost(token: string, body: unknown) {
-  return request(stack.url)
-    .post('/api/mcp')
-    .set('Authorization', `Bearer ${token}`)
-    .set('Accept', 'application/json, text/event-stream')
-    .set('MCP-Protocol-Version', '2025-06-18')
-    .send(body as object);
-}
+const initialize = mcpInitialize('2025-06-18', 'curl');
+const mcpPost = (token: string, body: unknown) => postMcp(stack.url, token, body, '2025-06-18');
 
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'oauth-agent', version: '1.0.0' });

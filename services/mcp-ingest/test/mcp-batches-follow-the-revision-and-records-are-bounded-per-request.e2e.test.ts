@@ -1,5 +1,7 @@
 import type { Db } from '@crm/shared/db';
 import {
+  mcpInitialize,
+  postMcp,
   sessionClient,
   tenantRowCounts,
   tenantSession,
@@ -7,7 +9,6 @@ import {
   useServiceBehindGateway,
   type ServiceStack,
 } from '@crm/test-kit';
-import request from 'supertest';
 import { service } from '../src/main';
 
 /*
@@ -51,14 +52,8 @@ function ingestCall(id: number, records: unknown[]) {
   };
 }
 
-function post(stack: ServiceStack, agent: Agent, body: unknown, revision?: string) {
-  const req = request(stack.url)
-    .post('/api/mcp')
-    .set('Authorization', `Bearer ${agent.apiKey}`)
-    .set('Accept', 'application/json, text/event-stream')
-    .set('Content-Type', 'application/json');
-  return (revision ? req.set('MCP-Protocol-Version', revision) : req).send(JSON.stringify(body));
-}
+const post = (stack: ServiceStack, agent: Agent, body: unknown, revision?: string) =>
+  postMcp(stack.url, agent.apiKey, body, revision);
 
 async function leadCount(agent: Agent): Promise<number> {
   return (await tenantRowCounts(db, agent.tenantId)).crm_leads;
@@ -93,14 +88,7 @@ describe('POST /api/mcp: JSON-RPC batches follow the negotiated protocol revisio
 
   it('an initialize sent as a batch is judged by the revision it asks for', async () => {
     const agent = await leadsAgent(stack);
-    const initialize = (protocolVersion: string) => [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      },
-    ];
+    const initialize = (protocolVersion: string) => [mcpInitialize(protocolVersion)];
     const refused = await post(stack, agent, initialize('2025-06-18'));
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toBe(

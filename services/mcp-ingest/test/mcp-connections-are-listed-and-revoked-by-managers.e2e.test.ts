@@ -1,12 +1,13 @@
 import type { Db } from '@crm/shared/db';
 import {
   grantMcpAccess,
+  mcpInitialize,
+  postMcp,
   sessionClient,
   tenantSession,
   testDb,
   useServiceBehindGateway,
 } from '@crm/test-kit';
-import request from 'supertest';
 import { service } from '../src/main';
 
 /**
@@ -22,23 +23,8 @@ beforeAll(() => {
 });
 afterAll(() => db.close());
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'curl', version: '1' },
-  },
-};
-
-const mcpPost = (token: string) =>
-  request(stack.url)
-    .post('/api/mcp')
-    .set('Authorization', `Bearer ${token}`)
-    .set('Accept', 'application/json, text/event-stream')
-    .send(initialize);
+/** The status an MCP initialize with `token` gets. */
+const mcpPost = (token: string) => postMcp(stack.url, token, mcpInitialize('2025-06-18', 'curl'));
 
 describe('GET /api/mcp/connections', () => {
   it("lists the tenant's grants (never a token), never another tenant's", async () => {

@@ -1,7 +1,7 @@
 import {
   tenantSession,
   testDb,
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -53,17 +53,8 @@ const headers = () =>
     { weight: 1, arbitrary: hostileHeaders(owner.cookie) },
   );
 
-async function send(req: FuzzedRequest) {
-  const before = await tenantRowCounts(database, owner.tenantId);
-  let call = request(stack.url)[req.method.toLowerCase() as 'get'](req.path);
-  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-  if (req.body) {
-    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-    call = call.send(req.body.text);
-  }
-  const res = await call;
-  expectHandled(req, res, { before, after: await tenantRowCounts(database, owner.tenantId) });
-}
+const send = (req: FuzzedRequest) =>
+  sendFuzzedRequest(stack.url, req, () => tenantRowCounts(database, owner.tenantId));
 
 const RUNS = 60;
 const digits = (n: number) => fc.stringMatching(new RegExp(`^[1-9][0-9]{${n - 1}}$`));

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import request from 'supertest';
 import { loadConfig } from '../config';
 import type { Db } from '../db/create-db';
 import type { ServiceDefinition } from '../service/service-definition';
 import { isolatedTestDb } from './fixtures';
 import {
-  expectHandled,
+  sendFuzzedRequest,
   fuzzOptions,
   hostileBody,
   hostileHeaders,
@@ -41,16 +40,7 @@ export function describeFuzzedRequests(service: ServiceDefinition, paths: string
       await database.close();
     });
 
-    async function send(req: FuzzedRequest) {
-      const before = await allRowCounts(database);
-      let call = request(app)[req.method.toLowerCase() as 'get'](req.path);
-      for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
-      if (req.body) {
-        if (req.body.contentType) call = call.set('content-type', req.body.contentType);
-        call = call.send(req.body.text);
-      }
-      expectHandled(req, await call, { before, after: await allRowCounts(database) });
-    }
+    const send = (req: FuzzedRequest) => sendFuzzedRequest(app, req, () => allRowCounts(database));
 
     it('query strings and headers at every path it serves', async () => {
       await fc.assert(

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
-import type { Response } from 'supertest';
+import request, { type Response } from 'supertest';
 
 /**
  * fast-check generators of what a hostile or careless client sends, shared
@@ -460,4 +460,23 @@ export function expectHandled(
       );
     }
   }
+}
+
+/**
+ * Sends `req` to `target` (an app, or the URL of a running stack) and holds the answer to
+ * expectHandled, with the rows `counts` reads just before and just after it.
+ */
+export async function sendFuzzedRequest(
+  target: Parameters<typeof request>[0],
+  req: FuzzedRequest,
+  counts: () => Promise<Record<string, number>>,
+): Promise<void> {
+  const before = await counts();
+  let call = request(target)[req.method.toLowerCase() as 'get'](req.path);
+  for (const [name, value] of Object.entries(req.headers ?? {})) call = call.set(name, value);
+  if (req.body) {
+    if (req.body.contentType) call = call.set('content-type', req.body.contentType);
+    call = call.send(req.body.text);
+  }
+  expectHandled(req, await call, { before, after: await counts() });
 }

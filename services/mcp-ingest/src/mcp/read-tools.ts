@@ -249,83 +249,106 @@ const FINDERS = {
 
 const TENANT_ONLY = "Reads only the caller's own tenant.";
 
+/**
+ * A list tool: one read scope, newest first by the list's own keyset, answered as a page
+ * (`pageOutput`). `read` gets the parsed arguments.
+ */
+function listTool<I extends z.ZodObject>(tool: {
+  name: string;
+  title: string;
+  description: string;
+  /** Said after the paging: how the rows' values read. */
+  valuesNote?: string;
+  scope: McpScope;
+  input: I;
+  item: z.ZodObject;
+  read: (ctx: ReadContext, args: z.output<I>) => Promise<Parameters<typeof pageOutput>[0]>;
+}): ReadTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: [
+      `${tool.description}; ${MAX_READ_LIMIT} at most per call, the rest behind next_cursor.`,
+      tool.valuesNote,
+      TENANT_ONLY,
+    ]
+      .filter(Boolean)
+      .join(' '),
+    listedUnder: [tool.scope],
+    scopeFor: () => tool.scope,
+    inputSchema: tool.input,
+    outputSchema: listOutput(tool.item),
+    run: async (ctx, raw) => pageOutput(await tool.read(ctx, raw as z.output<I>)),
+  };
+}
+
 export const READ_TOOLS: readonly ReadTool[] = [
-  {
+  listTool({
     name: 'search_leads',
     title: 'Search leads',
-    description: `Lists leads, newest first, optionally only those whose name, email, phone or company contains q and/or with a status; ${MAX_READ_LIMIT} at most per call, the rest behind next_cursor. ${TENANT_ONLY}`,
-    listedUnder: ['mcp:read:leads'],
-    scopeFor: () => 'mcp:read:leads',
-    inputSchema: searchLeadsInput,
-    outputSchema: listOutput(leadItem),
-    run: async ({ trx, tenantId, cursorSecret }, raw) => {
-      const args = raw as z.output<typeof searchLeadsInput>;
-      const page = await listLeads(
+    description:
+      'Lists leads, newest first, optionally only those whose name, email, phone or company contains q and/or with a status',
+    scope: 'mcp:read:leads',
+    input: searchLeadsInput,
+    item: leadItem,
+    read: ({ trx, tenantId, cursorSecret }, args) =>
+      listLeads(
         trx,
         tenantId,
         newestFirst(args),
         { q: args.q || undefined, status: args.status },
         { secret: cursorSecret },
-      );
-      return pageOutput(page);
-    },
-  },
-  {
+      ),
+  }),
+  listTool({
     name: 'search_contacts',
     title: 'Search contacts',
-    description: `Lists contacts, newest first, optionally only those whose name, email, phone or company contains q; ${MAX_READ_LIMIT} at most per call, the rest behind next_cursor. ${TENANT_ONLY}`,
-    listedUnder: ['mcp:read:contacts'],
-    scopeFor: () => 'mcp:read:contacts',
-    inputSchema: searchContactsInput,
-    outputSchema: listOutput(contactItem),
-    run: async ({ trx, tenantId, cursorSecret }, raw) => {
-      const args = raw as z.output<typeof searchContactsInput>;
+    description:
+      'Lists contacts, newest first, optionally only those whose name, email, phone or company contains q',
+    scope: 'mcp:read:contacts',
+    input: searchContactsInput,
+    item: contactItem,
+    read: ({ trx, tenantId, cursorSecret }, args) => {
       const q = args.q ? args.q.toLowerCase() : undefined;
-      const page = await listContacts(trx, tenantId, newestFirst(args), q ? { q } : {}, {
+      return listContacts(trx, tenantId, newestFirst(args), q ? { q } : {}, {
         secret: cursorSecret,
       });
-      return pageOutput(page);
     },
-  },
-  {
+  }),
+  listTool({
     name: 'search_products',
     title: 'Search products',
-    description: `Lists products, newest first, optionally only those whose name or sku contains q and/or active or not; ${MAX_READ_LIMIT} at most per call, the rest behind next_cursor. Prices are decimal strings. ${TENANT_ONLY}`,
-    listedUnder: ['mcp:read:products'],
-    scopeFor: () => 'mcp:read:products',
-    inputSchema: searchProductsInput,
-    outputSchema: listOutput(productItem),
-    run: async ({ trx, tenantId, cursorSecret }, raw) => {
-      const args = raw as z.output<typeof searchProductsInput>;
-      const page = await listProducts(
+    description:
+      'Lists products, newest first, optionally only those whose name or sku contains q and/or active or not',
+    valuesNote: 'Prices are decimal strings.',
+    scope: 'mcp:read:products',
+    input: searchProductsInput,
+    item: productItem,
+    read: ({ trx, tenantId, cursorSecret }, args) =>
+      listProducts(
         trx,
         tenantId,
         newestFirst(args),
         { q: args.q || undefined, active: args.active },
         { secret: cursorSecret },
-      );
-      return pageOutput(page);
-    },
-  },
-  {
+      ),
+  }),
+  listTool({
     name: 'list_deals',
     title: 'List deals',
-    description: `Lists deals, newest first, optionally only those in one stage; ${MAX_READ_LIMIT} at most per call, the rest behind next_cursor. Values are decimal strings. ${TENANT_ONLY}`,
-    listedUnder: ['mcp:read:deals'],
-    scopeFor: () => 'mcp:read:deals',
-    inputSchema: listDealsInput,
-    outputSchema: listOutput(dealItem),
-    run: async ({ trx, tenantId, cursorSecret }, raw) => {
-      const args = raw as z.output<typeof listDealsInput>;
-      const slice = await listDeals(
+    description: 'Lists deals, newest first, optionally only those in one stage',
+    valuesNote: 'Values are decimal strings.',
+    scope: 'mcp:read:deals',
+    input: listDealsInput,
+    item: dealItem,
+    read: ({ trx, tenantId, cursorSecret }, args) =>
+      listDeals(
         trx,
         tenantId,
         { stage: args.stage, limit: args.limit, cursor: args.cursor },
         { secret: cursorSecret },
-      );
-      return pageOutput(slice);
-    },
-  },
+      ),
+  }),
   {
     name: 'get_record',
     title: 'Get a record',
