@@ -1,7 +1,7 @@
 import { withSystemScope, withTenant, type Database, type Db } from '@crm/shared/db';
 import type { CursorPageQuery } from '@crm/shared/pagination';
-import { createTenant, isolatedTestDb } from '@crm/shared/testing';
-import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
+import { createTenant, isolatedTestDb, statementLog } from '@crm/shared/testing';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import {
   FILL_LEAD_SEARCH_TEXTS,
   indexLeadSearchTexts,
@@ -23,16 +23,11 @@ const CURSORS = { secret: 'explain test cursor secret' };
 let database: Db;
 let db: Kysely<Database>;
 let tenantId: string;
-const sent: CompiledQuery[] = [];
+let sent: CompiledQuery[] = [];
 
 beforeAll(async () => {
   database = await isolatedTestDb();
-  db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: database.pool }),
-    log: (event) => {
-      if (event.level === 'query') sent.push(event.query);
-    },
-  });
+  ({ db, sent } = statementLog(database));
   tenantId = (await createTenant(database)).id;
   const other = (await createTenant(database)).id;
   for (const [tenant, count] of [

@@ -8,7 +8,7 @@ import {
   type SortKey,
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
-import { listRows, matchesSearch } from '../search-rows.repository';
+import { listRows, matchesSearch, searchCandidates } from '../search-rows.repository';
 import { contactEvent } from './contacts.events';
 import type {
   ContactChange,
@@ -146,6 +146,7 @@ export async function listContacts(
 ): Promise<CursorPage<Contact>> {
   return paginateByKeyset(trx, contactRows(trx, tenantId, Boolean(filters.q)), page, {
     search: filters.q ? matchesSearch('crm_contacts', filters.q) : undefined,
+    searchIndex: filters.q ? searchCandidates('crm_contacts', filters.q) : undefined,
     sortKeys: CONTACT_SORT_KEYS,
     tiebreak: 'crm_contacts.id',
     // The list's name in the scope: a lead list cursor (signed over the bare tenant id) is not

@@ -9,7 +9,7 @@ import {
 } from '@crm/shared/pagination';
 import { sql, type Selectable } from 'kysely';
 import { v7 as timeOrderedUuid } from 'uuid';
-import { leadSearchCandidates, matchesSearch } from '../search-rows.repository';
+import { matchesSearch, searchCandidates } from '../search-rows.repository';
 import { leadListSource, whereLeadFilters, type LeadFilters } from './lead-filters';
 import { leadEvents } from './leads.events';
 import { DEFAULT_LEAD_SOURCE, DEFAULT_LEAD_STATUS, type LeadInput } from './normalize-lead';
@@ -493,7 +493,7 @@ export async function listLeads(
   const { q, ...others } = filters;
   return paginateByKeyset(trx, leadListQuery(trx, tenantId, others, Boolean(q)), page, {
     search: q ? matchesSearch('crm_leads', q) : undefined,
-    searchIndex: q ? leadSearchCandidates(q) : undefined,
+    searchIndex: q ? searchCandidates('crm_leads', q) : undefined,
     sortKeys: LEAD_SORT_KEYS,
     tiebreak: 'crm_leads.id',
     binding: { ...binding, scope: tenantId, filters: { ...filters } },

@@ -21,5 +21,5 @@ export {
   outboxEvents,
   outboxEventsNaming,
 } from './read-backs';
-export { selectsSent, planReads } from './query-plans';
+export { selectsSent, planReads, statementLog } from './query-plans';
 export { sweepPlans, type StatementPlan } from './retention-plans';

@@ -17,6 +17,21 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
+/**
+ * A Kysely on the test's pool that keeps every statement it runs, in order, in `sent` (which a
+ * test may empty between reads): what a list sent, to EXPLAIN with the same parameters.
+ */
+export function statementLog(database: Db): { db: Kysely<Database>; sent: CompiledQuery[] } {
+  const sent: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: database.pool }),
+    log: (event) => {
+      if (event.level === 'query') sent.push(event.query);
+    },
+  });
+  return { db, sent };
+}
+
 /** The SELECT statements `run` sends in a transaction of `tenantId`, in order. */
 export async function selectsSent(
   database: Db,

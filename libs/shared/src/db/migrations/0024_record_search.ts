@@ -29,7 +29,7 @@ import { SYSTEM_ROLE, TENANT_ROLE } from '../roles';
 const LEAD_SEARCH_TEXT = sql.raw(`lower(
   coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || email || ' ' ||
   coalesce(phone, '') || ' ' || coalesce(custom_fields->>'company', ''))`);
-const CONTACT_SEARCH_TEXT = sql.raw(`lower(
+export const CONTACT_SEARCH_TEXT = sql.raw(`lower(
   coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' ||
   coalesce(phone, '') || ' ' || coalesce(company, ''))`);
 
