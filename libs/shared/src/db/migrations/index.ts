@@ -29,6 +29,7 @@ import * as inbound_event_headers from './0027_inbound_event_headers';
 import * as workflow_run_replays from './0028_workflow_run_replays';
 import * as mcp_oauth from './0029_mcp_oauth';
 import * as retention_indexes from './0030_retention_indexes';
+import * as inbound_event_payloads from './0031_inbound_event_payloads';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -65,6 +66,7 @@ export const migrations: Record<string, Migration> = {
   '0028_workflow_run_replays': workflow_run_replays,
   '0029_mcp_oauth': mcp_oauth,
   '0030_retention_indexes': retention_indexes,
+  '0031_inbound_event_payloads': inbound_event_payloads,
 };
 
 export { enableTenantRls } from './tenant-rls';
