@@ -22,4 +22,5 @@ export {
   outboxEventsNaming,
 } from './read-backs';
 export { selectsSent, planReads } from './query-plans';
+export { roundTripsOf } from './round-trips';
 export { sweepPlans, type StatementPlan } from './retention-plans';
