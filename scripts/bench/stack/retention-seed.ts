@@ -245,11 +245,12 @@ export async function seedRetentionTables(
     });
   // A partitioned table's size is its partitions'.
   const { rows: sizes } = await sql.query<{ name: string; mb: string }>(
-    `SELECT t AS name, round(sum(pg_total_relation_size(p.relid)) / 1048576.0) AS mb
-       FROM unnest(ARRAY['event_outbox', 'inbound_events', 'network_events',
-                         'inbound_event_payloads']) AS t,
-            pg_partition_tree(t::regclass) p
-      GROUP BY t`,
+    `SELECT relname AS name, round(CASE WHEN relkind = 'p'
+              THEN (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(oid))
+              ELSE pg_total_relation_size(oid) END / 1048576.0) AS mb
+       FROM pg_class
+      WHERE relname IN ('event_outbox', 'inbound_events', 'network_events', 'inbound_event_payloads')
+        AND relnamespace = 'public'::regnamespace`,
   );
   const megabytes = Object.fromEntries(sizes.map((s) => [s.name, Number(s.mb)]));
   return { rows, resent, ms, megabytes };
