@@ -7,7 +7,7 @@ import {
   retentionWorker,
   type RetentionSweep,
 } from '@crm/shared/retention';
-import { captureLogger, eventually, isolatedTestDb } from '@crm/shared/testing';
+import { captureLogger, eventually, isolatedTestDb, untilWaitingOnLock } from '@crm/shared/testing';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 
@@ -104,14 +104,7 @@ it('stopped while a batch waits on a lock, it lets that batch finish and starts 
     pauseMs: 0,
   });
   await worker.start();
-  // Asked outside the locker's transaction, which would see one snapshot of pg_stat_activity.
-  await eventually(async () => {
-    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity
-      WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM retention_probe%'`.execute(
-      database.db,
-    );
-    expect(Number(rows[0].n)).toBe(1);
-  });
+  await untilWaitingOnLock(database.db, 'DELETE FROM retention_probe%');
   const stopped = worker.stop();
   await locker.query('COMMIT');
   await locker.end();

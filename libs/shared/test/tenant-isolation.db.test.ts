@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   enableTenantRls,
   findRowLevelSecurityGaps,
@@ -196,7 +196,7 @@ describe('migrations', () => {
     try {
       await sql`CREATE TABLE rls_probe_parent (id int, tenant_id uuid)
         PARTITION BY RANGE (id)`.execute(own.db);
-      await enableTenantRls(own.db, 'rls_probe_parent');
+      await enableTenantRls(own.db as Kysely<unknown>, 'rls_probe_parent');
       await sql`CREATE SCHEMA rls_probe_parts`.execute(own.db);
       await sql`CREATE TABLE rls_probe_parts.rls_probe_first PARTITION OF rls_probe_parent
         FOR VALUES FROM (0) TO (10)`.execute(own.db);

@@ -1,6 +1,13 @@
 import { findRowLevelSecurityGaps, payloadMonth, withSystemScope, type Db } from '@crm/shared/db';
 import { retentionHealthCheck, retentionWorker } from '@crm/shared/retention';
-import { captureLogger, createTenant, eventually, isolatedTestDb, sweepPlans } from '@crm/test-kit';
+import {
+  captureLogger,
+  createTenant,
+  eventually,
+  isolatedTestDb,
+  sweepPlans,
+  untilWaitingOnLock,
+} from '@crm/test-kit';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 import { configSchema } from '../src/config';
@@ -338,13 +345,7 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
     let stopped: Promise<void> | undefined;
     try {
       await running.start();
-      await eventually(async () => {
-        const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE '%DETACH PARTITION%CONCURRENTLY%'`.execute(
-          database.db,
-        );
-        expect(Number(rows[0].n)).toBe(1);
-      });
+      await untilWaitingOnLock(database.db, '%DETACH PARTITION%CONCURRENTLY%');
       stopped = running.stop();
     } finally {
       await release();

@@ -1,5 +1,5 @@
 export { testDb, isolatedTestDb, createTenant, createUser, addMember } from './fixtures';
-export { eventually } from './eventually';
+export { eventually, untilWaitingOnLock } from './eventually';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { captureLogger, type CapturedLogger } from './capture-logger';
 export { natsUrlForTests } from './nats';
