@@ -1,19 +1,22 @@
 import type { Db } from '@crm/shared/db';
 import {
+  partitionSweep,
   RETENTION_POLICIES,
   retentionHealthCheck,
   retentionSweep,
   retentionWorker,
   type RetentionSweep,
 } from '@crm/shared/retention';
-import { captureLogger, eventually, isolatedTestDb } from '@crm/shared/testing';
+import { captureLogger, eventually, isolatedTestDb, untilWaitingOnLock } from '@crm/shared/testing';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 
 /*
  * The shared retention worker over a table of this file's own: batches until one comes back
  * short, a pause between two, and a stop that lets the statement in hand finish and starts no
- * other (even when stopped while that statement waits on a lock, or during a long pause).
+ * other (even when stopped while that statement waits on a lock, or during a long pause). A
+ * sweep's prepare step runs before each round's sweeps and start() waits for the first; a
+ * partition sweep drops one partition per batch.
  */
 let database: Db & { url: string };
 const DAY = 24 * 60 * 60_000;
@@ -102,15 +105,7 @@ it('stopped while a batch waits on a lock, it lets that batch finish and starts 
   });
   await worker.start();
   try {
-    // Asked outside the locker's transaction: a backend reads pg_stat_activity once per
-    // transaction, so polling from inside it would see the first answer for ever.
-    await eventually(async () => {
-      const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity
-        WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM retention_probe%'`.execute(
-        database.db,
-      );
-      expect(Number(rows[0].n)).toBe(1);
-    });
+    await untilWaitingOnLock(database.db, 'DELETE FROM retention_probe%');
   } catch (err) {
     // Never leave the lock behind for the next tests.
     await locker.query('ROLLBACK');
@@ -167,6 +162,144 @@ it('a failing batch is logged, not thrown, and the worker still stops', async ()
   await worker.stop();
 });
 
+describe('prepare steps and partition sweeps', () => {
+  const options = { everyMs: 60 * 60_000, batchSize: 10, pauseMs: 0 };
+
+  it('start() resolves once every prepare step has run; each round prepares before it sweeps', async () => {
+    const calls: string[] = [];
+    // The first prepare step waits until the test opens the gate; later ones pass through.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const sweep: RetentionSweep = {
+      ...probeSweep,
+      prepare: async () => {
+        calls.push('prepare');
+        await gate;
+        return ['partition_2030_01'];
+      },
+      sweepBatch: async () => {
+        calls.push('sweep');
+        return 0;
+      },
+    };
+    const { logger, lines } = captureLogger();
+    const worker = retentionWorker({ db: database.db, logger }, [sweep], {
+      ...options,
+      everyMs: 20,
+    });
+    let started = false;
+    const starting = worker.start().then(() => (started = true));
+    await eventually(() => expect(calls).toEqual(['prepare']));
+    expect(started).toBe(false);
+    open();
+    await starting;
+    await eventually(() =>
+      expect(calls.slice(0, 4)).toEqual(['prepare', 'sweep', 'prepare', 'sweep']),
+    );
+    await worker.stop();
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: 'retention prepared ahead',
+          table: 'retention_probe',
+          made: ['partition_2030_01'],
+        }),
+      ]),
+    );
+  });
+
+  it('a failing prepare step is logged, not thrown, and the sweeps still run', async () => {
+    await reset(5, 0);
+    const { logger, lines } = captureLogger();
+    const sweep: RetentionSweep = {
+      ...probeSweep,
+      prepare: async (db) => {
+        await sql`SELECT * FROM no_such_table`.execute(db);
+        return [];
+      },
+    };
+    const worker = retentionWorker({ db: database.db, logger }, [sweep], options);
+    await worker.start();
+    await eventually(async () => expect(await left()).toBe(0));
+    await worker.stop();
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ msg: 'retention prepare failed', table: 'retention_probe' }),
+      ]),
+    );
+  });
+
+  it('start() does not wait past prepareWaitMs for a prepare step that hangs', async () => {
+    let release: () => void = () => undefined;
+    const hanging = new Promise<void>((resolve) => (release = resolve));
+    const { logger, lines } = captureLogger();
+    const sweep: RetentionSweep = {
+      ...probeSweep,
+      prepare: async () => {
+        await hanging;
+        return [];
+      },
+    };
+    const worker = retentionWorker({ db: database.db, logger }, [sweep], {
+      ...options,
+      prepareWaitMs: 50,
+    });
+    await worker.start();
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: 'retention: started before its first prepare step finished',
+        }),
+      ]),
+    );
+    const stopping = worker.stop();
+    release();
+    await stopping;
+  });
+
+  /** A table of five "partitions" past the policy, dropped one per batch. */
+  function partitions() {
+    const left = ['p1', 'p2', 'p3', 'p4', 'p5'];
+    const sweep = partitionSweep('partitioned_probe', policy, 7 * DAY, {
+      prepare: async () => [],
+      missing: async () => null,
+      oldestBefore: async () => null,
+      dropOneBefore: async () => (left.shift() ? 1 : 0),
+    });
+    return { left, sweep };
+  }
+
+  it('a partition sweep drops one partition per batch until none is due', async () => {
+    const { left, sweep } = partitions();
+    const { logger, lines } = captureLogger();
+    const worker = retentionWorker({ db: database.db, logger }, [sweep], options);
+    await worker.start();
+    await eventually(() => expect(left).toEqual([]));
+    await worker.stop();
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: 'retention sweep dropped partitions past their policy',
+          table: 'partitioned_probe',
+          removed: 5,
+        }),
+      ]),
+    );
+  });
+
+  it('stopped during the pause between two partitions, it stops at once', async () => {
+    const { left, sweep } = partitions();
+    const worker = retentionWorker({ db: database.db, logger: captureLogger().logger }, [sweep], {
+      ...options,
+      pauseMs: 60 * 60_000,
+    });
+    await worker.start();
+    await eventually(() => expect(left).toHaveLength(4));
+    await worker.stop();
+    expect(left).toHaveLength(4);
+  });
+});
+
 describe('the health check', () => {
   const check = (now: number) =>
     retentionHealthCheck(database.db, [probeSweep], { graceMs: 60 * 60_000, now: () => now })();
@@ -198,5 +331,26 @@ describe('the health check', () => {
     const age = result.behind[0].oldestAgeSeconds;
     expect(age).toBeGreaterThanOrEqual(8 * 24 * 60 * 60 - 60);
     expect(age).toBeLessThanOrEqual(8 * 24 * 60 * 60 + 60);
+  });
+
+  it('is behind when a table lacks what its writes need, saying what', async () => {
+    await reset(0, 3);
+    const partitioned: RetentionSweep = {
+      ...probeSweep,
+      missing: async () => 'no partition for next month',
+    };
+    const result = await retentionHealthCheck(database.db, [partitioned], { graceMs: 0 })();
+    expect(result).toEqual({
+      status: 'behind',
+      behind: [
+        {
+          table: 'retention_probe',
+          policy: policy.variable,
+          oldestAgeSeconds: null,
+          keepSeconds: 7 * 24 * 60 * 60,
+          missing: 'no partition for next month',
+        },
+      ],
+    });
   });
 });

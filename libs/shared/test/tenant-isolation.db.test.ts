@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
+  enableTenantRls,
   findRowLevelSecurityGaps,
   migrateToLatest,
   withSystemScope,
@@ -186,6 +187,25 @@ describe('migrations', () => {
       );
     } finally {
       await sql`DROP TABLE rls_probe_unprotected`.execute(db);
+    }
+  });
+
+  it('make the check fail for a partition of a tenant table without row-level security, in whatever schema', async () => {
+    // A database of its own: the partitioned probe must not show up in other files' checks.
+    const own = await isolatedTestDb();
+    try {
+      await sql`CREATE TABLE rls_probe_parent (id int, tenant_id uuid)
+        PARTITION BY RANGE (id)`.execute(own.db);
+      await enableTenantRls(own.db as Kysely<unknown>, 'rls_probe_parent');
+      await sql`CREATE SCHEMA rls_probe_parts`.execute(own.db);
+      await sql`CREATE TABLE rls_probe_parts.rls_probe_first PARTITION OF rls_probe_parent
+        FOR VALUES FROM (0) TO (10)`.execute(own.db);
+      expect(await findRowLevelSecurityGaps(own.db)).toEqual([
+        { table: 'rls_probe_first', problem: 'row level security is not enabled' },
+        { table: 'rls_probe_first', problem: 'no tenant_isolation policy' },
+      ]);
+    } finally {
+      await own.close();
     }
   });
 

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import type { PoolClient } from 'pg';
 import { withTenant } from '@crm/shared/db';
-import { createTenant, testDb } from '@crm/shared/testing';
+import { createTenant, roundTripsOf, testDb } from '@crm/shared/testing';
 
 /*
  * The platform's Kysely dialect sends BEGIN in front of a transaction's first statement (one
@@ -12,26 +11,7 @@ const database = testDb();
 const { db, pool } = database;
 afterAll(() => database.close());
 
-/**
- * Every text sent on the connection the next checkout gets while `fn` runs (pg-pool hands out
- * the most recently released idle connection first).
- */
-async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const client = await pool.connect();
-  const original = client.query;
-  client.query = ((text: unknown, ...rest: unknown[]) => {
-    sent.push(typeof text === 'string' ? text : String((text as { text?: string }).text));
-    return (original as (...args: unknown[]) => unknown).call(client, text, ...rest);
-  }) as PoolClient['query'];
-  client.release();
-  try {
-    await fn();
-  } finally {
-    client.query = original;
-  }
-  return sent;
-}
+const statementsOf = (fn: () => Promise<unknown>) => roundTripsOf(pool, fn);
 
 it('withTenant costs three round trips for one query: BEGIN and the settings go together', async () => {
   const tenant = await createTenant(database);

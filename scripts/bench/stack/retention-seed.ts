@@ -1,16 +1,19 @@
 /**
- * The seeding of the retention scenario (retention.ts): the outbox, the inbound ledger and the
- * network events of a deployment that has run for a year, by COPY (text format), oldest row
- * first as a live table grows. A table's indexes and keys are set aside during its COPY and
- * built again after it (one sort each instead of a random insert per row), so seeding tens of
- * millions of rows fits in the run; the rebuilt definitions are the migrations' own, read from
- * the catalog.
+ * The seeding of the retention scenario (retention.ts): the outbox, the inbound ledger with its
+ * payloads and the network events of a deployment that has run for a year, by COPY (text
+ * format), oldest row first as a live table grows. A table's indexes and keys are set aside
+ * during its COPY and built again after it (one sort each instead of a random insert per row),
+ * so seeding tens of millions of rows fits in the run; the rebuilt definitions are the
+ * migrations' own, read from the catalog.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Kysely } from 'kysely';
 import type { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { PAYLOAD_MONTHS_AHEAD, type Database } from '../../../libs/shared/src/db';
+import { ensurePayloadPartitions } from '../../../services/webhook-ingest/src/retention/payload-partitions.repository';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The ledger and the provider events span 13 months; the outbox, 30 days (it keeps 7). */
@@ -22,7 +25,10 @@ export const PENDING_OUTBOX_ROWS = 1_000;
 export const RESENT_SAMPLES = 200;
 const CHUNK = 5_000;
 
-/** How the rows are split: the share of each table. */
+/**
+ * How the rows are split: the share of each table (each ledger row has its payload besides, in
+ * inbound_event_payloads).
+ */
 export const SPLIT = { event_outbox: 0.4, inbound_events: 0.4, network_events: 0.2 } as const;
 
 export interface SeedTenants {
@@ -93,9 +99,18 @@ async function withoutIndexes(sql: Client, table: string, fill: () => Promise<vo
   for (const index of indexes) await sql.query(index.def);
 }
 
-/** COPYs `total` rows split by SPLIT, then VACUUM ANALYZE of each table. */
+/** Whole months from the one of `from` to the one of `to`. */
+const monthsBetween = (from: Date, to: Date) =>
+  (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth();
+
+/**
+ * COPYs `total` rows split by SPLIT (the ledger's payloads beside its rows), then VACUUM
+ * ANALYZE of each table. `db` makes the payload table's months, by the retention worker's own
+ * function with its clock moved back.
+ */
 export async function seedRetentionTables(
   sql: Client,
+  db: Kysely<Database>,
   tenants: SeedTenants,
   total: number,
   log: (line: string) => void,
@@ -137,13 +152,35 @@ export async function seedRetentionTables(
     ),
   );
 
-  // The ledger: every row with its payload (a deployment upgraded to retention with a year of
-  // backlog); RESENT_SAMPLES rows spread over the year carry a real body's digest.
+  // The ledger: rows as deliveries write them, their payloads in inbound_event_payloads, by the
+  // month of each; RESENT_SAMPLES rows spread over the year carry a real body's digest. A row's
+  // id, time and body follow from its number, so the payloads' COPY makes the same again.
   const ledgerRows = rows.inbound_events;
   const every = Math.floor(ledgerRows / RESENT_SAMPLES);
   const resent: string[] = [];
+  const idBase = randomUUID().slice(0, 24);
+  const ledgerRow = (i: number) => {
+    const tenant = tenantOf(tenants, i);
+    const received = at(LEDGER_SPAN_MS, now, i, ledgerRows);
+    const sample = i % every === 0 && i / every < RESENT_SAMPLES;
+    const account = sample ? tenants.a.externalAccount : `acct-${tenant.id.slice(0, 8)}`;
+    return {
+      id: `${idBase}${i.toString(16).padStart(12, '0')}`,
+      tenantId: sample ? tenants.a.id : tenant.id,
+      received,
+      sample,
+      body: networkBody(`seed-${i}`, account, received),
+    };
+  };
+  const first = new Date(now - LEDGER_SPAN_MS);
+  const months = await ensurePayloadPartitions(
+    db,
+    first,
+    monthsBetween(first, new Date(now)) + PAYLOAD_MONTHS_AHEAD,
+  );
+  log(`  ${months.length} payload partitions made (${months[0]} on)`);
   let hex = '';
-  log(`  COPY ${ledgerRows} inbound_events rows (13 months, with payloads)`);
+  log(`  COPY ${ledgerRows} inbound_events rows (13 months, no payload in the row)`);
   await timed('inbound_events', () =>
     withoutIndexes(sql, 'inbound_events', () =>
       copy(
@@ -152,22 +189,31 @@ export async function seedRetentionTables(
            verification, outcome, attempts, received_at, processed_at, headers) FROM STDIN`,
         ledgerRows,
         (i) => {
-          const tenant = tenantOf(tenants, i);
-          const received = at(LEDGER_SPAN_MS, now, i, ledgerRows);
-          const sample = i % every === 0 && resent.length < RESENT_SAMPLES;
-          const account = sample ? tenants.a.externalAccount : `acct-${tenant.id.slice(0, 8)}`;
-          const body = networkBody(`seed-${i}`, account, received);
+          const row = ledgerRow(i);
           let deliveryId: string;
-          if (sample) {
-            resent.push(body);
-            deliveryId = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+          if (row.sample) {
+            resent.push(row.body);
+            deliveryId = `sha256:${createHash('sha256').update(row.body).digest('hex')}`;
           } else {
             if (hex.length < 64) hex = randomBytes(32 * CHUNK).toString('hex');
             deliveryId = `sha256:${hex.slice(0, 64)}`;
             hex = hex.slice(64);
           }
-          const ledgerTenant = sample ? tenants.a.id : tenant.id;
-          return `${randomUUID()}\t${ledgerTenant}\tnetwork\t${deliveryId}\tINVITATION_SENT\tapplication/json\t${body}\tverified\tprocessed\t1\t${received}\t${received}\t${HEADERS}`;
+          return `${row.id}\t${row.tenantId}\tnetwork\t${deliveryId}\tINVITATION_SENT\tapplication/json\t\\N\tverified\tprocessed\t1\t${row.received}\t${row.received}\t\\N`;
+        },
+      ),
+    ),
+  );
+  log(`  COPY ${ledgerRows} inbound_event_payloads rows (into their months)`);
+  await timed('inbound_event_payloads', () =>
+    withoutIndexes(sql, 'inbound_event_payloads', () =>
+      copy(
+        sql,
+        'COPY inbound_event_payloads (ledger_id, received_at, raw_body, headers) FROM STDIN',
+        ledgerRows,
+        (i) => {
+          const row = ledgerRow(i);
+          return `${row.id}\t${row.received}\t${row.body}\t${HEADERS}`;
         },
       ),
     ),
@@ -193,13 +239,18 @@ export async function seedRetentionTables(
 
   // VACUUM as autovacuum would have by now: the visibility map set, so neither the figures nor
   // the sweeps run beside an autovacuum of the freshly copied tables.
-  for (const table of Object.keys(rows))
+  for (const table of [...Object.keys(rows), 'inbound_event_payloads'])
     await timed(`vacuum analyze ${table}`, async () => {
       await sql.query(`VACUUM ANALYZE ${table}`);
     });
+  // A partitioned table's size is its partitions'.
   const { rows: sizes } = await sql.query<{ name: string; mb: string }>(
-    `SELECT relname AS name, round(pg_total_relation_size(oid) / 1048576.0) AS mb FROM pg_class
-      WHERE relname IN ('event_outbox', 'inbound_events', 'network_events')`,
+    `SELECT relname AS name, round(CASE WHEN relkind = 'p'
+              THEN (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(oid))
+              ELSE pg_total_relation_size(oid) END / 1048576.0) AS mb
+       FROM pg_class
+      WHERE relname IN ('event_outbox', 'inbound_events', 'network_events', 'inbound_event_payloads')
+        AND relnamespace = 'public'::regnamespace`,
   );
   const megabytes = Object.fromEntries(sizes.map((s) => [s.name, Number(s.mb)]));
   return { rows, resent, ms, megabytes };

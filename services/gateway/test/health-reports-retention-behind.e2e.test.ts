@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { withSystemScope } from '@crm/shared/db';
+import { payloadMonth, withSystemScope } from '@crm/shared/db';
+import { sql } from 'kysely';
 import { createTenant, eventually, usePlatformBehindGateway } from '@crm/test-kit';
 import request from 'supertest';
 import { configSchema as crmApiConfig } from '../../crm-api/src/config';
@@ -7,6 +8,7 @@ import { service as crmApi } from '../../crm-api/src/main';
 import { crmApiRetention } from '../../crm-api/src/retention/retention-sweeps';
 import { configSchema as webhookIngestConfig } from '../../webhook-ingest/src/config';
 import { service as webhookIngest } from '../../webhook-ingest/src/main';
+import { ensurePayloadPartitions } from '../../webhook-ingest/src/retention/payload-partitions.repository';
 import { webhookIngestRetention } from '../../webhook-ingest/src/retention/retention-sweeps';
 
 /*
@@ -15,7 +17,9 @@ import { webhookIngestRetention } from '../../webhook-ingest/src/retention/reten
  * not running). `checks.retention` is then `behind`, naming the service, the table, the
  * variable of its policy and the oldest row's age, and the platform is `degraded`; once the
  * sweeps catch up it is `ok` again. crm-api keeps published events 30 days here (its own
- * variable), so an 8-day-old published row is within its policy.
+ * variable), so an 8-day-old published row is within its policy. The ledger's payload table,
+ * partitioned by month, is behind when its oldest month ended past the policy, and says so when
+ * the next month's partition is missing.
  */
 const CRM_API_ENV = { RETENTION_PUBLISHED_EVENTS_DAYS: '30' };
 const stack = usePlatformBehindGateway([
@@ -70,10 +74,18 @@ it('is behind, naming each table past its policy, until the sweeps catch up', as
       })
       .execute(),
   );
+  // A payload month three months old (made as the worker makes them, its clock moved back),
+  // and next month's partition gone.
+  await ensurePayloadPartitions(stack.database.db, payloadMonth(new Date(), -3).from, 0);
+  const next = payloadMonth(new Date(), 1);
+  await sql`ALTER TABLE inbound_event_payloads
+    DETACH PARTITION ${sql.id('inbound_event_payload_partitions', next.name)}`.execute(
+    stack.database.db,
+  );
   const behind = await eventually(async () => {
     const check = await retention();
     expect(check.status).toBe('behind');
-    expect(check.behind).toHaveLength(3);
+    expect(check.behind).toHaveLength(4);
     return check.behind;
   });
   expect(behind).toEqual(
@@ -96,6 +108,15 @@ it('is behind, naming each table past its policy, until the sweeps catch up', as
         policy: 'RETENTION_LEDGER_DAYS',
         keepSeconds: 90 * 24 * 60 * 60,
       }),
+      {
+        service: 'webhook-ingest',
+        table: 'inbound_event_payloads',
+        policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
+        // The age of the old month's end.
+        oldestAgeSeconds: expect.any(Number),
+        keepSeconds: 30 * 24 * 60 * 60,
+        missing: expect.stringContaining(`next month (${next.name}`),
+      },
     ]),
   );
   const outbox = behind.find((lag: { table: string }) => lag.table === 'event_outbox');
@@ -103,12 +124,13 @@ it('is behind, naming each table past its policy, until the sweeps catch up', as
   const res = await request(stack.url).get('/api/health');
   expect(res.body.status).not.toBe('healthy');
 
-  // The sweeps catch up (as each service's worker does on its next round).
+  // The sweeps catch up (as each service's worker does on its next round: prepare, then sweep).
   const sweeps = [
     ...crmApiRetention(crmApiConfig.parse(CRM_API_ENV)).sweeps,
     ...webhookIngestRetention(webhookIngestConfig.parse({})).sweeps,
   ];
   for (const sweep of sweeps) {
+    await sweep.prepare?.(stack.database.db, new Date());
     await sweep.sweepBatch(stack.database.db, ago(sweep.keepMs), 1000);
   }
   await eventually(async () => expect(await retention()).toEqual({ status: 'ok', behind: [] }));

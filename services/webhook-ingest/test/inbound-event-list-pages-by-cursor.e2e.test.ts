@@ -21,8 +21,8 @@ beforeAll(async () => {
   for (const session of sessions) {
     await withSystemScope(database.db, (trx) =>
       sql`INSERT INTO inbound_events
-          (tenant_id, provider, delivery_id, raw_body, verification, outcome, received_at)
-        SELECT ${session.tenantId}, 'email', ${`${session.tenantId}-`} || g, '{}', 'verified',
+          (tenant_id, provider, delivery_id, verification, outcome, received_at)
+        SELECT ${session.tenantId}, 'email', ${`${session.tenantId}-`} || g, 'verified',
                CASE WHEN g <= 3 THEN 'failed' ELSE 'processed' END,
                timestamptz '2030-01-01T00:00:00Z' + (g / 2) * interval '1 minute'
         FROM generate_series(1, ${sql.lit(ROWS)}) g`.execute(trx),

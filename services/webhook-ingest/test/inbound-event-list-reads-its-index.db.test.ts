@@ -21,9 +21,9 @@ beforeAll(async () => {
   tenantId = (await createTenant(database)).id;
   await withSystemScope(database.db, (trx) =>
     sql`INSERT INTO inbound_events
-        (tenant_id, provider, delivery_id, raw_body, verification, outcome, received_at)
+        (tenant_id, provider, delivery_id, verification, outcome, received_at)
       SELECT ${tenantId}, (ARRAY['email', 'storefront_a', 'payments_stripe'])[g % 3 + 1],
-             ${`${tenantId}-`} || g, '{}', 'verified',
+             ${`${tenantId}-`} || g, 'verified',
              (ARRAY['processed', 'failed', 'ignored'])[g / 3 % 3 + 1],
              now() - g * interval '1 second'
       FROM generate_series(1, 20000) g`.execute(trx),

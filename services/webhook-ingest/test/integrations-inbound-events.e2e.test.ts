@@ -36,6 +36,10 @@ let owner: Session;
 let other: Session;
 const ids: Record<string, string> = {};
 
+/**
+ * A ledger row as recorded before inbound_event_payloads, its payload in the row itself (in
+ * 2030: no payload partition needed); the audit view still reads such a row's payload.
+ */
 function ledgerRow(
   tenantId: string | null,
   values: { provider: string; outcome: string; minute: number; raw_body?: string },

@@ -1,19 +1,36 @@
-import { withSystemScope, type Db } from '@crm/shared/db';
-import { createTenant, isolatedTestDb, sweepPlans } from '@crm/test-kit';
+import { findRowLevelSecurityGaps, payloadMonth, withSystemScope, type Db } from '@crm/shared/db';
+import { retentionHealthCheck, retentionWorker } from '@crm/shared/retention';
+import {
+  captureLogger,
+  createTenant,
+  eventually,
+  isolatedTestDb,
+  sweepPlans,
+  untilWaitingOnLock,
+} from '@crm/test-kit';
 import { sql } from 'kysely';
+import { Client } from 'pg';
 import { configSchema } from '../src/config';
 import { recordDelivery } from '../src/ledger/record-delivery';
 import { service } from '../src/main';
+import {
+  dropOldestPayloadPartitionBefore,
+  ensurePayloadPartitions,
+  listPayloadPartitions,
+} from '../src/retention/payload-partitions.repository';
 import { webhookIngestRetention } from '../src/retention/retention-sweeps';
 
 /*
  * webhook-ingest's retention: a ledger row's payload (raw body, headers) is dropped after 30
  * days but the row, with its (provider, delivery_id) key, stays to 90, so a provider re-sending
  * the delivery between the two is still refused as a duplicate; after 90 days the row goes.
- * Provider events (network events, email opens and clicks) go after a year. Sweeps run in the
- * system scope across tenants by age alone and leave every other row as it was.
+ * Payloads live in inbound_event_payloads, partitioned by month: each round the worker makes
+ * the months ahead and drops every month whose last day is past the policy, whole; payloads
+ * recorded in their ledger rows before that table are still stripped row by row. Provider
+ * events (network events, email opens and clicks) go after a year. Sweeps run in the system
+ * scope across tenants by age alone and leave every other row as it was.
  */
-let database: Db;
+let database: Db & { url: string };
 const retention = webhookIngestRetention(configSchema.parse({}));
 const sweepOf = (table: string) => retention.sweeps.find((s) => s.table === table)!;
 const DAY = 24 * 60 * 60_000;
@@ -79,7 +96,7 @@ async function resend(deliveryId: string): Promise<'duplicate' | 'handled'> {
   return handled ? 'handled' : 'duplicate';
 }
 
-describe('the inbound ledger', () => {
+describe('the inbound ledger, payloads recorded in their rows (before inbound_event_payloads)', () => {
   let tenants: { id: string }[];
   beforeAll(async () => {
     tenants = [await createTenant(database), await createTenant(database)];
@@ -152,6 +169,233 @@ describe('the inbound ledger', () => {
         expect(plan.scans.filter((scan) => scan.startsWith('Seq Scan'))).toEqual([]);
       }
     }
+  });
+});
+
+describe('payloads in inbound_event_payloads, a month at a time', () => {
+  // The worker's clock: mid-month, so which months are past the 30 days does not depend on
+  // the day the test runs (with a 30-day policy, the month before last and older).
+  const today = new Date();
+  const clock = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 15, 12));
+  const month = (k: number) => payloadMonth(clock, k);
+  const cutoff = new Date(clock.getTime() - 30 * DAY);
+  let tenantId: string;
+
+  /** A processed ledger row received in month `k` (days after its start), with its payload. */
+  async function monthRow(deliveryId: string, k: number, days = 9) {
+    const receivedAt = new Date(month(k).from.getTime() + days * DAY);
+    await withSystemScope(database.db, async (trx) => {
+      const { id } = await trx
+        .insertInto('inbound_events')
+        .values({
+          tenant_id: tenantId,
+          provider: 'network',
+          delivery_id: deliveryId,
+          verification: 'verified',
+          outcome: 'processed',
+          received_at: receivedAt,
+          processed_at: receivedAt,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('inbound_event_payloads')
+        .values({
+          ledger_id: id,
+          received_at: receivedAt,
+          raw_body: JSON.stringify({ id: deliveryId }),
+          headers: JSON.stringify({ 'content-type': 'application/json' }),
+        })
+        .execute();
+    });
+  }
+
+  /** Each ledger row of `ids`: whether it is there, and whether its payload is. */
+  const kept = async (ids: string[]) =>
+    (
+      await sql<{ delivery_id: string; payload: boolean }>`
+        SELECT e.delivery_id, p.ledger_id IS NOT NULL AS payload FROM inbound_events e
+          LEFT JOIN inbound_event_payloads p ON p.ledger_id = e.id AND p.received_at = e.received_at
+         WHERE e.delivery_id IN (${sql.join(ids)}) ORDER BY e.delivery_id`.execute(database.db)
+    ).rows;
+
+  const attached = async () =>
+    (await listPayloadPartitions(database.db)).filter((p) => p.attached).map((p) => p.name);
+
+  const worker = (logger = captureLogger().logger) =>
+    retentionWorker({ db: database.db, logger }, retention.sweeps, {
+      everyMs: 60 * 60_000,
+      batchSize: 1000,
+      pauseMs: 0,
+      now: () => clock.getTime(),
+    });
+
+  /** A connection holding the payload table (as a delivery's transaction does), until released. */
+  async function holdPayloads() {
+    const holder = new Client({ connectionString: database.url });
+    await holder.connect();
+    await holder.query('BEGIN; SELECT FROM inbound_event_payloads LIMIT 1');
+    return async () => {
+      await holder.query('COMMIT');
+      await holder.end();
+    };
+  }
+
+  beforeAll(async () => {
+    tenantId = (await createTenant(database)).id;
+    // Old months, made the way the worker makes them, with its clock moved back.
+    expect(await ensurePayloadPartitions(database.db, month(-3).from)).toEqual(
+      [-3, -2, -1].map((k) => month(k).name),
+    );
+    await monthRow('month-2', -2);
+    await monthRow('month-1', -1);
+    await monthRow('month-0', 0);
+  });
+
+  it('the worker makes the months ahead, and drops each month past the policy whole; the ledger rows and younger months stay', async () => {
+    // The furthest month ahead is gone: the worker makes it again.
+    const ahead = month(3).name;
+    await sql`ALTER TABLE inbound_event_payloads
+      DETACH PARTITION ${sql.id('inbound_event_payload_partitions', ahead)}`.execute(database.db);
+    await sql`DROP TABLE ${sql.id('inbound_event_payload_partitions', ahead)}`.execute(database.db);
+    const { logger, lines } = captureLogger();
+    const running = worker(logger);
+    await running.start();
+    // start() waited for the months ahead.
+    expect(await attached()).toContain(ahead);
+    await eventually(async () =>
+      expect(await attached()).toEqual([-1, 0, 1, 2, 3].map((k) => month(k).name)),
+    );
+    await running.stop();
+    expect(lines()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ msg: 'retention prepared ahead', made: [ahead] }),
+        expect.objectContaining({
+          msg: 'retention sweep dropped partitions past their policy',
+          table: 'inbound_event_payloads',
+          removed: 2,
+        }),
+      ]),
+    );
+    // The month before last went whole (its payload with it); its ledger row and key stay.
+    expect(await kept(['month-0', 'month-1', 'month-2'])).toEqual([
+      { delivery_id: 'month-0', payload: true },
+      { delivery_id: 'month-1', payload: true },
+      { delivery_id: 'month-2', payload: false },
+    ]);
+    expect(await resend('month-2')).toBe('duplicate');
+    // A partition has no tenant_id: nothing for the row-level security check to refuse.
+    expect(await findRowLevelSecurityGaps(database.db)).toEqual([]);
+  });
+
+  it("a delivery in a month without its partition fails and writes nothing (the provider retries); health says what is missing; the next round's partition takes it", async () => {
+    const current = payloadMonth(new Date());
+    const table = sql.id('inbound_event_payload_partitions', current.name);
+    await sql`ALTER TABLE inbound_event_payloads DETACH PARTITION ${table}`.execute(database.db);
+    const deliveryId = `no-partition-${Date.now()}`;
+    await expect(resend(deliveryId)).rejects.toThrow(
+      'no partition of relation "inbound_event_payloads" found for row',
+    );
+    expect(await kept([deliveryId])).toEqual([]);
+    const health = await retention.healthCheck(database.db)();
+    expect(health.behind).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          table: 'inbound_event_payloads',
+          policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
+          missing: expect.stringContaining(`this month (${current.name}`),
+        }),
+      ]),
+    );
+    // The worker's next round: the detached table is attached again, its payloads with it.
+    expect(await ensurePayloadPartitions(database.db, new Date())).toEqual([current.name]);
+    expect(await resend(deliveryId)).toBe('handled');
+    expect(await kept([deliveryId])).toEqual([{ delivery_id: deliveryId, payload: true }]);
+  });
+
+  it('a detach cut short (its wait timed out) is finished by the next drop', async () => {
+    await ensurePayloadPartitions(database.db, month(-5).from, 1);
+    const release = await holdPayloads();
+    try {
+      await expect(
+        dropOldestPayloadPartitionBefore(database.db, cutoff, { lockTimeoutMs: 200 }),
+      ).rejects.toThrow('lock timeout');
+    } finally {
+      await release();
+    }
+    expect((await listPayloadPartitions(database.db)).filter((p) => p.detachPending)).toEqual([
+      expect.objectContaining({ name: month(-5).name }),
+    ]);
+    expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(1);
+    expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(1);
+    expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(0);
+    const names = (await listPayloadPartitions(database.db)).map((p) => p.name);
+    expect(names).not.toContain(month(-5).name);
+    expect(names).not.toContain(month(-4).name);
+    // The connection went back to the pool as it came: its own role, no lock timeout.
+    const { rows } = await sql<{ role: string; timeout: string }>`
+      SELECT current_user AS role, current_setting('lock_timeout') AS timeout`.execute(database.db);
+    expect(rows[0]).toEqual({ role: 'postgres', timeout: '0' });
+  });
+
+  it('stopped while a drop waits, the worker lets that drop finish and starts no other', async () => {
+    await ensurePayloadPartitions(database.db, month(-5).from, 1);
+    const release = await holdPayloads();
+    const running = worker();
+    let stopped: Promise<void> | undefined;
+    try {
+      await running.start();
+      await untilWaitingOnLock(database.db, '%DETACH PARTITION%CONCURRENTLY%');
+      stopped = running.stop();
+    } finally {
+      await release();
+    }
+    await stopped;
+    const left = await listPayloadPartitions(database.db);
+    expect(left.map((p) => p.name)).not.toContain(month(-5).name);
+    expect(left.filter((p) => p.name === month(-4).name)).toEqual([
+      expect.objectContaining({ attached: true, detachPending: false }),
+    ]);
+    // The next round drops the other.
+    const again = worker();
+    await again.start();
+    await eventually(async () => expect(await attached()).not.toContain(month(-4).name));
+    await again.stop();
+  });
+
+  it('health: behind when the oldest month is past the policy plus the grace, or the next month is missing', async () => {
+    await ensurePayloadPartitions(database.db, month(-4).from, 0);
+    const check = (graceMs: number) =>
+      retentionHealthCheck(database.db, retention.sweeps, {
+        graceMs,
+        now: () => clock.getTime(),
+      })();
+    const lag = (await check(60 * MINUTE)).behind.find((l) => l.table === 'inbound_event_payloads');
+    expect(lag).toEqual({
+      table: 'inbound_event_payloads',
+      policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
+      oldestAgeSeconds: Math.floor((clock.getTime() - month(-4).to.getTime()) / 1000),
+      keepSeconds: 30 * 24 * 60 * 60,
+    });
+    await dropOldestPayloadPartitionBefore(database.db, cutoff);
+    const next = sql.id('inbound_event_payload_partitions', month(1).name);
+    await sql`ALTER TABLE inbound_event_payloads DETACH PARTITION ${next}`.execute(database.db);
+    expect((await check(60 * MINUTE)).behind).toEqual(
+      expect.arrayContaining([
+        {
+          table: 'inbound_event_payloads',
+          policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
+          oldestAgeSeconds: null,
+          keepSeconds: 30 * 24 * 60 * 60,
+          missing: expect.stringContaining(`next month (${month(1).name}`),
+        },
+      ]),
+    );
+    // The next round makes it again.
+    expect(await ensurePayloadPartitions(database.db, clock)).toEqual([month(1).name]);
+    expect(
+      (await check(60 * MINUTE)).behind.filter((l) => l.table === 'inbound_event_payloads'),
+    ).toEqual([]);
   });
 });
 

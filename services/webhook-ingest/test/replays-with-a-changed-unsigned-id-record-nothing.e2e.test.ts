@@ -53,8 +53,9 @@ async function footprint(tenantId: string, raw: string, tables: string[]) {
     const count = async (query: RawBuilder<{ n: string }>) =>
       Number((await query.execute(trx)).rows[0].n);
     const result: Record<string, number> = {
-      ledger: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM inbound_events
-        WHERE tenant_id = ${tenantId} OR raw_body = ${raw}`),
+      ledger: await count(sql<{ n: string }>`SELECT count(*)::text AS n FROM inbound_events e
+        LEFT JOIN inbound_event_payloads p ON p.ledger_id = e.id AND p.received_at = e.received_at
+        WHERE e.tenant_id = ${tenantId} OR coalesce(p.raw_body, e.raw_body) = ${raw}`),
       outbox,
     };
     for (const table of tables) {

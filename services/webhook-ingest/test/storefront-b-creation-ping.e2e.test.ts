@@ -27,8 +27,13 @@ const { connectShop, deliver, footprint } = storefrontDeliveries(
 const pingBody = () => `webhook_id=${randomInt(1, 2 ** 40)}`;
 
 async function pingLeavesNoTrace(body: string) {
+  // A ledger row keeps its payload in inbound_event_payloads (the row's own column is legacy).
   const rows = await withSystemScope(database.db, (trx) =>
-    trx.selectFrom('inbound_events').select('id').where('raw_body', '=', body).execute(),
+    trx
+      .selectFrom('inbound_event_payloads')
+      .select('ledger_id')
+      .where('raw_body', '=', body)
+      .execute(),
   );
   expect(rows).toEqual([]);
 }

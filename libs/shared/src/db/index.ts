@@ -25,5 +25,14 @@ export {
   WORKFLOW_STEP_STATUSES,
 } from './migrations';
 export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
+export {
+  PAYLOAD_TABLE,
+  PAYLOAD_PARTITION_SCHEMA,
+  PAYLOAD_MONTHS_AHEAD,
+  payloadMonth,
+  payloadMonthsAt,
+  payloadMonthNamed,
+  type PayloadMonth,
+} from './ledger-payload-partitions';
 export * from './schema';
 export { withDatabase, ensureDatabase, dropDatabase } from './database-url';

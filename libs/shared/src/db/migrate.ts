@@ -35,7 +35,10 @@ export interface RlsGap {
   problem: string;
 }
 
-/** Tables in the current schema that have a tenant_id column but lack forced RLS or a policy. */
+/**
+ * Tables in the current schema, and partitions in any (a partitioned table's may live in a
+ * schema of their own), that have a tenant_id column but lack forced RLS or a policy.
+ */
 export async function findRowLevelSecurityGaps(db: Kysely<Database>): Promise<RlsGap[]> {
   const { rows } = await sql<{
     table: string;
@@ -50,7 +53,7 @@ export async function findRowLevelSecurityGaps(db: Kysely<Database>): Promise<Rl
       FROM pg_class c
       JOIN pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped
-     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+     WHERE (n.nspname = current_schema() OR c.relispartition) AND c.relkind IN ('r', 'p')
      ORDER BY c.relname`.execute(db);
   const gaps: RlsGap[] = [];
   for (const row of rows) {

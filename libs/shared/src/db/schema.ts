@@ -27,6 +27,8 @@ export interface Database {
   crm_web_forms: WebFormsTable;
   crm_form_submissions: FormSubmissionsTable;
   inbound_events: InboundEventsTable;
+  /** The ledger's payloads, partitioned by month (migration 0031); crm_system only. */
+  inbound_event_payloads: InboundEventPayloadsTable;
   email_messages: EmailMessagesTable;
   email_opens: EmailOpensTable;
   email_clicks: EmailClicksTable;
@@ -285,9 +287,12 @@ export interface InboundEventsTable {
   delivery_id: string;
   event_type: string | null;
   content_type: string | null;
-  /** The delivery's bytes; null once retention dropped the payload (migration 0030). */
-  raw_body: ColumnType<string | null, string, string | null>;
-  /** The request headers, redacted before they were stored (ledgerHeaders); null before 0027. */
+  /**
+   * The delivery's bytes, for rows recorded before migration 0031 (later ones keep them in
+   * inbound_event_payloads and leave this null); null once retention dropped the payload.
+   */
+  raw_body: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The request headers, redacted before they were stored (ledgerHeaders); as raw_body. */
   headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   verification: InboundVerification;
   outcome: InboundOutcome;
@@ -295,6 +300,19 @@ export interface InboundEventsTable {
   attempts: Generated<number>;
   received_at: DefaultedTimestamp;
   processed_at: Timestamp | null;
+}
+
+/**
+ * A ledger row's payload, keyed by the row's id and received_at (which picks the month's
+ * partition). Written with the ledger's claim, dropped a month at a time by retention.
+ */
+export interface InboundEventPayloadsTable {
+  ledger_id: string;
+  received_at: Timestamp;
+  /** The delivery's bytes (a NUL escaped: text cannot hold one). */
+  raw_body: string;
+  /** The request headers, redacted before they were stored (ledgerHeaders). */
+  headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
 }
 
 export interface EmailMessagesTable {

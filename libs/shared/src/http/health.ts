@@ -23,16 +23,25 @@ export interface HealthOptions {
   checkRetention?: () => Promise<RetentionCheck>;
 }
 
-/** A table whose oldest row a retention policy removes is past the policy by over its grace. */
+/**
+ * A table whose oldest row a retention policy removes is past the policy by over its grace, or
+ * which lacks what its writes need (a partition not made ahead).
+ */
 export interface RetentionLag {
   /** The service that sweeps it (set by the gateway's /api/health). */
   service?: string;
   table: string;
   policy: string;
-  /** Age of the oldest row the policy removes (by its time column), in seconds. */
-  oldestAgeSeconds: number;
+  /**
+   * Age of the oldest row the policy removes (by its time column), in seconds; for a table
+   * partitioned by time, the age of its oldest partition's upper bound. Null when nothing is
+   * past the policy and the entry is about `missing` alone.
+   */
+  oldestAgeSeconds: number | null;
   /** The policy's keep period, in seconds. */
   keepSeconds: number;
+  /** What the table lacks, e.g. the partition of next month; absent when nothing. */
+  missing?: string;
 }
 
 export interface RetentionCheck {

@@ -5,7 +5,7 @@ export {
   type RetentionPolicy,
   type RetentionPolicyKey,
 } from './policies';
-export { retentionSweep, type RetentionSweep } from './sweep';
+export { retentionSweep, partitionSweep, type RetentionSweep } from './sweep';
 export { retentionWorker, type RetentionWorkerOptions } from './retention-worker';
 export { retentionHealthCheck } from './retention-check';
 export { serviceRetention, type RetentionSweepConfig } from './service-retention';

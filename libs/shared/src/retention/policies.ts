@@ -7,7 +7,7 @@ import { z } from 'zod';
  * docs/retention.md is this table for operators.
  */
 export interface RetentionPolicy {
-  /** How logs, health and the docs name the rule, e.g. `inbound_events.raw_body`. */
+  /** How logs, health and the docs name the rule, e.g. `inbound_event_payloads`. */
   name: string;
   /** What the rule removes. */
   removes: string;
@@ -41,11 +41,15 @@ export const RETENTION_POLICIES = {
     unit: 'days',
   },
   ledgerPayloads: {
-    name: 'inbound_events.raw_body',
-    removes: "a ledger row's raw body and headers (nulled; the row stays), by received_at",
+    name: 'inbound_event_payloads',
+    removes:
+      "ledger rows' payloads (raw body and headers; the rows stay), by received_at, a month at " +
+      'a time: a month of inbound_event_payloads goes once its last day is past the period, so ' +
+      'a payload is kept up to a month longer (one recorded in its ledger row before that ' +
+      'table: nulled)',
     why:
       'the payload is for the audit view and re-processing a failed delivery, and is the bulk ' +
-      'of the row; after it goes the delivery can no longer be re-processed',
+      'of the ledger; after it goes the delivery can no longer be re-processed',
     variable: 'RETENTION_LEDGER_PAYLOADS_DAYS',
     defaultValue: 30,
     unit: 'days',

@@ -1,5 +1,5 @@
 export { testDb, isolatedTestDb, createTenant, createUser, addMember } from './fixtures';
-export { eventually } from './eventually';
+export { eventually, untilWaitingOnLock } from './eventually';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 export { captureLogger, type CapturedLogger } from './capture-logger';
 export { natsUrlForTests } from './nats';
@@ -22,4 +22,5 @@ export {
   outboxEventsNaming,
 } from './read-backs';
 export { selectsSent, planReads, statementLog } from './query-plans';
+export { roundTripsOf } from './round-trips';
 export { sweepPlans, type StatementPlan } from './retention-plans';

@@ -44,14 +44,38 @@ export async function rowsWith(db: Db, table: string, column: string, values: st
   });
 }
 
-/** The webhook ledger rows of one provider key, newest first. */
+/**
+ * The webhook ledger rows of one provider key, newest first, each with its payload: `raw_body`
+ * and `headers` from inbound_event_payloads (by the row's id and received_at), or from the row
+ * itself for a row recorded before that table; null where retention dropped it.
+ */
 export async function ledgerRows(db: Db, provider: string) {
   return withSystemScope(db.db, (trx) =>
     trx
-      .selectFrom('inbound_events')
-      .selectAll()
-      .where('provider', '=', provider)
-      .orderBy('received_at', 'desc')
+      .selectFrom('inbound_events as e')
+      .leftJoin('inbound_event_payloads as p', (join) =>
+        join.onRef('p.ledger_id', '=', 'e.id').onRef('p.received_at', '=', 'e.received_at'),
+      )
+      .select([
+        'e.id',
+        'e.tenant_id',
+        'e.provider',
+        'e.delivery_id',
+        'e.event_type',
+        'e.content_type',
+        'e.verification',
+        'e.outcome',
+        'e.detail',
+        'e.attempts',
+        'e.received_at',
+        'e.processed_at',
+      ])
+      .select((eb) => [
+        eb.fn.coalesce('p.raw_body', 'e.raw_body').as('raw_body'),
+        eb.fn.coalesce('p.headers', 'e.headers').as('headers'),
+      ])
+      .where('e.provider', '=', provider)
+      .orderBy('e.received_at', 'desc')
       .execute(),
   );
 }

@@ -65,12 +65,36 @@ export function listInboundEvents(
   });
 }
 
-/** One ledger row with its raw payload and its (redacted) headers: the audit view. */
+/**
+ * One of the tenant's ledger rows (under its row-level security), with the payload it kept
+ * itself if it was recorded before inbound_event_payloads (`raw_body` and `headers`, null for
+ * later rows and once retention stripped them): the audit view reads the payload by its key
+ * next (findInboundEventPayload).
+ */
 export function findInboundEvent(trx: Trx, tenantId: string, id: string) {
+  return (
+    trx
+      .selectFrom('inbound_events')
+      .select([...COLUMNS, 'raw_body', 'headers'])
+      // The payload's key exactly: a Date would drop received_at's microseconds.
+      .select(sql<string>`received_at::text`.as('payload_key'))
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst()
+  );
+}
+
+/**
+ * The payload of the ledger row `ledgerId` received at `payloadKey` (its received_at as
+ * findInboundEvent read it: one partition's primary key), in the system scope: the payload table has no tenant column, so it is read only by the
+ * key of a row the tenant has just read under its own row-level security. Undefined once
+ * retention dropped its month (or for a row recorded before the table).
+ */
+export function findInboundEventPayload(trx: Trx, ledgerId: string, payloadKey: string) {
   return trx
-    .selectFrom('inbound_events')
-    .select([...COLUMNS, 'raw_body', 'headers'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
+    .selectFrom('inbound_event_payloads')
+    .select(['raw_body', 'headers'])
+    .where('ledger_id', '=', ledgerId)
+    .where('received_at', '=', sql<Date>`${payloadKey}::timestamptz`)
     .executeTakeFirst();
 }

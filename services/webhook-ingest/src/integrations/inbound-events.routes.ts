@@ -1,4 +1,4 @@
-import { withTenant } from '@crm/shared/db';
+import { withSystemScope, withTenant } from '@crm/shared/db';
 import { AppError, errors, sendSuccess, validate } from '@crm/shared/http';
 import { identityOf } from '@crm/shared/identity';
 import { parseCursorPageQuery, timeRangeSchema } from '@crm/shared/pagination';
@@ -6,10 +6,32 @@ import { Router } from 'express';
 import type { ReceiverContext } from '../receivers/receiver-context';
 import { canManageIntegrations, idParam } from './admin-rules';
 import { replayDelivery } from './inbound-event-replay';
-import { findInboundEvent, listInboundEvents, SORTABLE } from './inbound-events.repository';
+import {
+  findInboundEvent,
+  findInboundEventPayload,
+  listInboundEvents,
+  SORTABLE,
+} from './inbound-events.repository';
 import { filtersSchema } from './inbound-events.schema';
 
 const NOT_FOUND = 'Inbound event not found';
+
+/**
+ * The tenant's ledger row with its payload: the row under the tenant's row-level security
+ * first, then, only for a row found, its payload by that row's key in the system scope (the
+ * payload table has no tenant column), so no tenant reaches another's payload. A row recorded
+ * before the payload table carries its payload itself; one whose payload retention dropped has
+ * raw_body and headers null.
+ */
+async function readInboundEvent(ctx: ReceiverContext, tenantId: string, id: string) {
+  const found = await withTenant(ctx.db, tenantId, (trx) => findInboundEvent(trx, tenantId, id));
+  if (!found) return undefined;
+  const { payload_key: key, ...event } = found;
+  const payload = await withSystemScope(ctx.db, (trx) =>
+    findInboundEventPayload(trx, event.id, key),
+  );
+  return payload ? { ...event, ...payload } : event;
+}
 
 /**
  * /api/integrations/inbound-events: the tenant's rows of the inbound delivery ledger. Row-level
@@ -43,7 +65,7 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
   router.get('/:id', canManageIntegrations, async (req, res) => {
     const { tenantId } = identityOf(req);
     const id = idParam(req, NOT_FOUND);
-    const event = await withTenant(ctx.db, tenantId, (trx) => findInboundEvent(trx, tenantId, id));
+    const event = await readInboundEvent(ctx, tenantId, id);
     if (!event) throw errors.notFound(NOT_FOUND);
     sendSuccess(res, { event });
   });
@@ -58,7 +80,7 @@ export function inboundEventRoutes(ctx: ReceiverContext): Router {
   router.post('/:id/reprocess', canManageIntegrations, async (req, res) => {
     const { tenantId } = identityOf(req);
     const id = idParam(req, NOT_FOUND);
-    const read = () => withTenant(ctx.db, tenantId, (trx) => findInboundEvent(trx, tenantId, id));
+    const read = () => readInboundEvent(ctx, tenantId, id);
     const stored = await read();
     if (!stored) throw errors.notFound(NOT_FOUND);
     if (stored.verification !== 'verified') {

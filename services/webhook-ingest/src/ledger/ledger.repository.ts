@@ -1,10 +1,11 @@
-import type { InboundOutcome, InboundVerification, Trx } from '@crm/shared/db';
+import { PREPARED, type InboundOutcome, type InboundVerification, type Trx } from '@crm/shared/db';
 import { sql } from 'kysely';
 
 /*
  * Every statement of the `inbound_events` ledger's write path (record-delivery.ts alone,
- * record-deliveries.ts in groups). This is every delivery's hot path: each function is one
- * statement, and the callers decide how many run per delivery.
+ * record-deliveries.ts in groups), its payloads (`inbound_event_payloads`) included. This is
+ * every delivery's hot path: each function is one statement, and the callers decide how many run
+ * per delivery.
  */
 
 /** A delivery's columns as it is claimed (record-delivery.ts builds them: ledgerValues). */
@@ -13,6 +14,7 @@ export interface LedgerValues {
   delivery_id: string;
   event_type: string | null;
   content_type: string | null;
+  /** The delivery's bytes: written into inbound_event_payloads, not the ledger row. */
   raw_body: string;
   /** The redacted headers as JSON text, or null (a re-processing sends none). */
   headers: string | null;
@@ -28,33 +30,78 @@ export interface LedgerOutcome {
 }
 
 /**
- * The claim of deliveries (distinct ids): a new one is inserted as `failed` until its outcome
- * is recorded in the same transaction; a failed one is claimed again (attempts + 1); one
- * recorded otherwise is left alone and returns no row (a redelivery).
+ * The deliveries as a VALUES list, every column typed: the claim reads them twice (the ledger
+ * row, then the payload).
  */
-function claimStatement(trx: Trx, rows: LedgerValues[]) {
-  return trx
-    .insertInto('inbound_events')
-    .values(rows)
-    .onConflict((oc) =>
-      oc
-        .columns(['provider', 'delivery_id'])
-        .doUpdateSet((eb) => ({
-          attempts: sql`${eb.ref('inbound_events.attempts')} + 1`,
-          raw_body: eb.ref('excluded.raw_body'),
-          // A re-processing sends no headers: the original's stay.
-          headers: sql`coalesce(${eb.ref('excluded.headers')}, ${eb.ref('inbound_events.headers')})`,
-          verification: eb.ref('excluded.verification'),
-          received_at: sql`now()`,
-        }))
-        .where('inbound_events.outcome', '=', 'failed'),
-    );
+function deliveryValues(rows: LedgerValues[]) {
+  return sql.join(
+    rows.map(
+      (row) => sql`(${row.provider}::text, ${row.delivery_id}::text, ${row.event_type}::text,
+        ${row.content_type}::text, ${row.raw_body}::text, ${row.headers}::jsonb,
+        ${row.verification}::text, ${row.outcome}::text)`,
+    ),
+  );
+}
+const DELIVERY = sql`delivery (provider, delivery_id, event_type, content_type, raw_body, headers,
+  verification, outcome)`;
+
+/**
+ * The claim of deliveries (distinct ids), one statement whatever their number: a new one is
+ * inserted as `failed` until its outcome is recorded in the same transaction; a failed one is
+ * claimed again (attempts + 1, received_at now: the delivery log shows the latest attempt); one
+ * recorded otherwise is left alone and returns no row (a redelivery).
+ *
+ * The payload goes into inbound_event_payloads in the same statement, under the ledger row's id
+ * and received_at (its month's partition); the row's own raw_body and headers stay null. A
+ * failed one claimed again moves its payload to its new received_at: the old payload row is
+ * deleted and the new one keeps the original's headers when none are sent (a re-processing
+ * sends none), the headers of a row recorded before the payload table included (its raw_body
+ * and headers are nulled: the payload now lives in the table). The row as it was is read in the
+ * statement's snapshot (`retried`): should another transaction claim it in between, its payload
+ * row is left behind (nothing reads it: readers go by the ledger row's received_at) and goes
+ * with its month. A delivery whose month has no partition fails the statement, and with it the
+ * delivery (docs/retention.md). Kept prepared: planning it (five parts, one of them over every
+ * partition) costs more than running it, on every delivery.
+ */
+function claimStatement(rows: LedgerValues[]) {
+  return sql<{ id: string; delivery_id: string }>`${PREPARED}
+    WITH ${DELIVERY} AS (VALUES ${deliveryValues(rows)}),
+    retried AS (
+      SELECT e.id, e.received_at, e.headers FROM inbound_events e
+        JOIN delivery d ON e.provider = d.provider AND e.delivery_id = d.delivery_id
+       WHERE e.outcome = 'failed'
+    ),
+    claimed AS (
+      INSERT INTO inbound_events AS e
+             (provider, delivery_id, event_type, content_type, verification, outcome)
+      SELECT provider, delivery_id, event_type, content_type, verification, outcome FROM delivery
+      ON CONFLICT (provider, delivery_id) DO UPDATE
+         SET attempts = e.attempts + 1, verification = excluded.verification,
+             received_at = now(), raw_body = NULL, headers = NULL
+       WHERE e.outcome = 'failed'
+      RETURNING e.id, e.provider, e.delivery_id, e.received_at
+    ),
+    moved AS (
+      DELETE FROM inbound_event_payloads p USING retried r, claimed c
+       WHERE c.id = r.id AND p.ledger_id = r.id AND p.received_at = r.received_at
+      RETURNING p.ledger_id, p.headers
+    ),
+    stored AS (
+      INSERT INTO inbound_event_payloads (ledger_id, received_at, raw_body, headers)
+      SELECT c.id, c.received_at, d.raw_body, coalesce(d.headers, m.headers, r.headers)
+        FROM claimed c
+        JOIN delivery d ON d.provider = c.provider AND d.delivery_id = c.delivery_id
+        LEFT JOIN moved m ON m.ledger_id = c.id
+        LEFT JOIN retried r ON r.id = c.id
+      ON CONFLICT DO NOTHING
+    )
+    SELECT id, delivery_id FROM claimed`;
 }
 
 /** Claims one delivery; its ledger id, or undefined when it is already recorded. */
 export async function claimDelivery(trx: Trx, row: LedgerValues): Promise<string | undefined> {
-  const claimed = await claimStatement(trx, [row]).returning('id').executeTakeFirst();
-  return claimed?.id;
+  const { rows } = await claimStatement([row]).execute(trx);
+  return rows[0]?.id;
 }
 
 /** Claims a group's deliveries in one statement; delivery id -> ledger id of the claimed. */
@@ -62,7 +109,7 @@ export async function claimDeliveries(
   trx: Trx,
   rows: LedgerValues[],
 ): Promise<Map<string, string>> {
-  const claimed = await claimStatement(trx, rows).returning(['id', 'delivery_id']).execute();
+  const { rows: claimed } = await claimStatement(rows).execute(trx);
   return new Map(claimed.map((row) => [row.delivery_id, row.id]));
 }
 
@@ -99,9 +146,11 @@ export async function recordOutcomes(
 }
 
 /**
- * Keeps a delivery as `failed` with `detail` (a new row, or a failed one updated; not the
- * delivery's headers on a conflict: the row keeps the ones of its first attempt). Returns the
- * ledger id, or undefined when the delivery is recorded as done.
+ * Keeps a delivery as `failed` with `detail`, in one statement: a new row, with its payload (as
+ * the claim writes it), or a failed one updated, which keeps its payload (that of its first
+ * attempt, headers included). Returns the ledger id, or undefined when the delivery is recorded
+ * as done. Whether the row is new is what this statement's snapshot sees (`known`); a row
+ * another transaction inserted in between already has its payload, which ON CONFLICT keeps.
  */
 export async function recordFailure(
   trx: Trx,
@@ -109,17 +158,30 @@ export async function recordFailure(
   detail: string,
   tenantId: string | null,
 ): Promise<string | undefined> {
-  const tenant = tenantId ? { tenant_id: tenantId } : {};
-  const recorded = await trx
-    .insertInto('inbound_events')
-    .values({ ...row, ...tenant, detail, processed_at: new Date() })
-    .onConflict((oc) =>
-      oc
-        .columns(['provider', 'delivery_id'])
-        .doUpdateSet({ ...tenant, detail, processed_at: new Date() })
-        .where('inbound_events.outcome', '=', 'failed'),
+  const { rows } = await sql<{ id: string }>`
+    WITH ${DELIVERY} AS (VALUES ${deliveryValues([row])}),
+    known AS (
+      SELECT FROM inbound_events e
+        JOIN delivery d ON e.provider = d.provider AND e.delivery_id = d.delivery_id
+    ),
+    recorded AS (
+      INSERT INTO inbound_events AS e (provider, delivery_id, event_type, content_type,
+             verification, outcome, tenant_id, detail, processed_at)
+      SELECT provider, delivery_id, event_type, content_type, verification, outcome,
+             ${tenantId}::uuid, ${detail}, clock_timestamp()
+        FROM delivery
+      ON CONFLICT (provider, delivery_id) DO UPDATE
+         SET tenant_id = coalesce(excluded.tenant_id, e.tenant_id), detail = excluded.detail,
+             processed_at = excluded.processed_at
+       WHERE e.outcome = 'failed'
+      RETURNING e.id, e.received_at
+    ),
+    stored AS (
+      INSERT INTO inbound_event_payloads (ledger_id, received_at, raw_body, headers)
+      SELECT r.id, r.received_at, d.raw_body, d.headers FROM recorded r, delivery d
+       WHERE NOT EXISTS (SELECT FROM known)
+      ON CONFLICT DO NOTHING
     )
-    .returning('id')
-    .executeTakeFirst();
-  return recorded?.id;
+    SELECT id FROM recorded`.execute(trx);
+  return rows[0]?.id;
 }

@@ -3,7 +3,9 @@
  * account, number, message or connection, never a tenant; these resolve it. Each takes a
  * transaction in the system scope (a DeliveryScope's `trx`, or `withSystemScope(db, ...)`
  * before a delivery is claimed) and returns only what it resolves. Nothing else in
- * webhook-ingest reads outside a tenant scope, but the claim proofs of identifier-proofs.ts.
+ * webhook-ingest reads outside a tenant scope, but the claim proofs of identifier-proofs.ts and
+ * the audit view's payload, read by the key of a ledger row the tenant has read under its own
+ * row-level security (integrations/inbound-events.routes.ts).
  *
  * Network accounts, messaging accounts and telephony numbers resolve a tenant only through
  * their proven claim (docs/integrations.md, Proving an identifier): a claim nobody proved is

@@ -29,6 +29,7 @@ import * as inbound_event_headers from './0027_inbound_event_headers';
 import * as workflow_run_replays from './0028_workflow_run_replays';
 import * as mcp_oauth from './0029_mcp_oauth';
 import * as retention_indexes from './0030_retention_indexes';
+import * as inbound_event_payloads from './0031_inbound_event_payloads';
 import * as contact_search_text from './0032_contact_search_text';
 
 /**
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0028_workflow_run_replays': workflow_run_replays,
   '0029_mcp_oauth': mcp_oauth,
   '0030_retention_indexes': retention_indexes,
+  '0031_inbound_event_payloads': inbound_event_payloads,
   '0032_contact_search_text': contact_search_text,
 };
 
