@@ -258,8 +258,15 @@ interface SweepFigure {
 }
 
 async function checkpoints(side: Side): Promise<number> {
+  // Postgres 17 moved the counts from pg_stat_bgwriter to pg_stat_checkpointer (the embedded
+  // server, with DATABASE_URL unset, is newer than Debian's 15).
+  const { rows: version } = await side.sql.query<{ v: string }>(
+    "SELECT current_setting('server_version_num') AS v",
+  );
   const { rows } = await side.sql.query<{ n: string }>(
-    'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter',
+    Number(version[0].v) >= 170000
+      ? 'SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer'
+      : 'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter',
   );
   return Number(rows[0].n);
 }

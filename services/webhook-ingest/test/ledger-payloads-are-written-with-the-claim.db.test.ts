@@ -99,6 +99,19 @@ it('a delivery costs the round trips it cost before: BEGIN with the scope, the c
   expect(sent[3]).toBe('commit');
 });
 
+it("a delivery locks the payload table and its month's partition alone: dropping an old month never waits for deliveries", async () => {
+  let locked: string[] = [];
+  await recordDelivery(database.db, delivery(`locks-${randomUUID()}`), async ({ trx }) => {
+    const { rows } = await sql<{ relname: string }>`
+      SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+       WHERE l.pid = pg_backend_pid() AND c.relkind IN ('r', 'p')
+         AND c.relname LIKE 'inbound_event_payloads%' ORDER BY c.relname`.execute(trx);
+    locked = rows.map((row) => row.relname);
+    return processed();
+  });
+  expect(locked).toEqual(['inbound_event_payloads', payloadMonth(new Date()).name]);
+});
+
 it('a failed delivery claimed again moves its payload to the new received_at, keeping its headers when none are sent', async () => {
   const id = `retried-${randomUUID()}`;
   await expect(recordDelivery(database.db, delivery(id), failing)).rejects.toThrow(

@@ -45,26 +45,40 @@ function deliveryValues(rows: LedgerValues[]) {
 const DELIVERY = sql`delivery (provider, delivery_id, event_type, content_type, raw_body, headers,
   verification, outcome)`;
 
+/** A claimed delivery as the claim statement answers it. */
+interface ClaimedRow {
+  id: string;
+  delivery_id: string;
+  /** A failed delivery claimed again: when its previous attempt was received (exact, as text). */
+  retried_from: string | null;
+  /** When this attempt was received (exact, as text). */
+  received_at: string;
+  /** A retried row's own headers, recorded before the payload table (JSON text), or null. */
+  legacy_headers: string | null;
+}
+
 /**
  * The claim of deliveries (distinct ids), one statement whatever their number: a new one is
  * inserted as `failed` until its outcome is recorded in the same transaction; a failed one is
  * claimed again (attempts + 1, received_at now: the delivery log shows the latest attempt); one
  * recorded otherwise is left alone and returns no row (a redelivery).
  *
- * The payload goes into inbound_event_payloads in the same statement, under the ledger row's id
- * and received_at (its month's partition); the row's own raw_body and headers stay null. A
- * failed one claimed again moves its payload to its new received_at: the old payload row is
- * deleted and the new one keeps the original's headers when none are sent (a re-processing
- * sends none), the headers of a row recorded before the payload table included (its raw_body
- * and headers are nulled: the payload now lives in the table). The row as it was is read in the
- * statement's snapshot (`retried`): should another transaction claim it in between, its payload
- * row is left behind (nothing reads it: readers go by the ledger row's received_at) and goes
- * with its month. A delivery whose month has no partition fails the statement, and with it the
- * delivery (docs/retention.md). Kept prepared: planning it (five parts, one of them over every
- * partition) costs more than running it, on every delivery.
+ * A new delivery's payload goes into inbound_event_payloads in the same statement, under the
+ * ledger row's id and received_at (its month's partition); the row's own raw_body and headers
+ * stay null. The statement only inserts into the payload table: Postgres routes the row to its
+ * partition as it runs, so a delivery locks the parent and that one partition. A statement that
+ * read or deleted from the parent would lock every partition (a prepared plan covers them all),
+ * and the retention worker's detach of an old month, which waits for every lock on it, would
+ * queue the deliveries behind it. So a retried delivery's payload is moved by a statement of its
+ * own (movePayload), which names the one month it deletes from.
+ *
+ * A delivery whose month has no partition fails the statement, and with it the delivery
+ * (docs/retention.md). A single delivery's claim is kept prepared: planning it costs more than
+ * running it, on every delivery. A group's is not: its text differs with the group's size, and a
+ * connection would keep a plan for every size it ever saw.
  */
 function claimStatement(rows: LedgerValues[]) {
-  return sql<{ id: string; delivery_id: string }>`${PREPARED}
+  return sql<ClaimedRow>`${rows.length === 1 ? PREPARED : sql``}
     WITH ${DELIVERY} AS (VALUES ${deliveryValues(rows)}),
     retried AS (
       SELECT e.id, e.received_at, e.headers FROM inbound_events e
@@ -81,27 +95,54 @@ function claimStatement(rows: LedgerValues[]) {
        WHERE e.outcome = 'failed'
       RETURNING e.id, e.provider, e.delivery_id, e.received_at
     ),
-    moved AS (
-      DELETE FROM inbound_event_payloads p USING retried r, claimed c
-       WHERE c.id = r.id AND p.ledger_id = r.id AND p.received_at = r.received_at
-      RETURNING p.ledger_id, p.headers
-    ),
     stored AS (
       INSERT INTO inbound_event_payloads (ledger_id, received_at, raw_body, headers)
-      SELECT c.id, c.received_at, d.raw_body, coalesce(d.headers, m.headers, r.headers)
+      SELECT c.id, c.received_at, d.raw_body, d.headers
         FROM claimed c
         JOIN delivery d ON d.provider = c.provider AND d.delivery_id = c.delivery_id
-        LEFT JOIN moved m ON m.ledger_id = c.id
-        LEFT JOIN retried r ON r.id = c.id
+       WHERE NOT EXISTS (SELECT FROM retried r WHERE r.id = c.id)
       ON CONFLICT DO NOTHING
     )
-    SELECT id, delivery_id FROM claimed`;
+    SELECT c.id, c.delivery_id, r.received_at::text AS retried_from,
+           c.received_at::text AS received_at, r.headers::text AS legacy_headers
+      FROM claimed c LEFT JOIN retried r ON r.id = c.id`;
+}
+
+/**
+ * Moves a retried delivery's payload from its previous attempt's month to this attempt's: the
+ * old payload row is deleted and the new one keeps the original's headers when none are sent (a
+ * re-processing sends none), or the headers of a row recorded before the payload table. Both
+ * times are literal values of the statement, so Postgres plans it for their months alone (it is
+ * never prepared). Should another transaction have claimed the row in between, the old payload
+ * row is already gone and nothing is left behind.
+ */
+async function movePayload(trx: Trx, claimed: ClaimedRow, row: LedgerValues): Promise<void> {
+  await sql`
+    WITH moved AS (
+      DELETE FROM inbound_event_payloads
+       WHERE ledger_id = ${claimed.id} AND received_at = ${claimed.retried_from}::timestamptz
+      RETURNING headers
+    )
+    INSERT INTO inbound_event_payloads (ledger_id, received_at, raw_body, headers)
+    SELECT ${claimed.id}, ${claimed.received_at}::timestamptz, ${row.raw_body},
+           coalesce(${row.headers}::jsonb, (SELECT headers FROM moved),
+                    ${claimed.legacy_headers}::jsonb)
+    ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/** Claims deliveries and moves the payloads of the retried ones; the claimed rows. */
+async function claim(trx: Trx, rows: LedgerValues[]): Promise<ClaimedRow[]> {
+  const { rows: claimed } = await claimStatement(rows).execute(trx);
+  const byId = new Map(rows.map((row) => [row.delivery_id, row]));
+  for (const row of claimed) {
+    if (row.retried_from !== null) await movePayload(trx, row, byId.get(row.delivery_id)!);
+  }
+  return claimed;
 }
 
 /** Claims one delivery; its ledger id, or undefined when it is already recorded. */
 export async function claimDelivery(trx: Trx, row: LedgerValues): Promise<string | undefined> {
-  const { rows } = await claimStatement([row]).execute(trx);
-  return rows[0]?.id;
+  return (await claim(trx, [row]))[0]?.id;
 }
 
 /** Claims a group's deliveries in one statement; delivery id -> ledger id of the claimed. */
@@ -109,8 +150,7 @@ export async function claimDeliveries(
   trx: Trx,
   rows: LedgerValues[],
 ): Promise<Map<string, string>> {
-  const { rows: claimed } = await claimStatement(rows).execute(trx);
-  return new Map(claimed.map((row) => [row.delivery_id, row.id]));
+  return new Map((await claim(trx, rows)).map((row) => [row.delivery_id, row.id]));
 }
 
 /** Records one claimed delivery's outcome. */
