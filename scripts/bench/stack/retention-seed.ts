@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import type { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { PAYLOAD_MONTHS_AHEAD, type Database } from '../../../libs/shared/src/db';
+import { PAYLOAD_WEEKS_AHEAD, payloadWeek, type Database } from '../../../libs/shared/src/db';
 import { ensurePayloadPartitions } from '../../../services/webhook-ingest/src/retention/payload-partitions.repository';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -99,13 +99,15 @@ async function withoutIndexes(sql: Client, table: string, fill: () => Promise<vo
   for (const index of indexes) await sql.query(index.def);
 }
 
-/** Whole months from the one of `from` to the one of `to`. */
-const monthsBetween = (from: Date, to: Date) =>
-  (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth();
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Whole weeks from the one of `from` to the one of `to`. */
+const weeksBetween = (from: Date, to: Date) =>
+  Math.round((payloadWeek(to).from.getTime() - payloadWeek(from).from.getTime()) / WEEK_MS);
 
 /**
  * COPYs `total` rows split by SPLIT (the ledger's payloads beside its rows), then VACUUM
- * ANALYZE of each table. `db` makes the payload table's months, by the retention worker's own
+ * ANALYZE of each table. `db` makes the payload table's weeks, by the retention worker's own
  * function with its clock moved back.
  */
 export async function seedRetentionTables(
@@ -173,12 +175,12 @@ export async function seedRetentionTables(
     };
   };
   const first = new Date(now - LEDGER_SPAN_MS);
-  const months = await ensurePayloadPartitions(
+  const weeks = await ensurePayloadPartitions(
     db,
     first,
-    monthsBetween(first, new Date(now)) + PAYLOAD_MONTHS_AHEAD,
+    weeksBetween(first, new Date(now)) + PAYLOAD_WEEKS_AHEAD,
   );
-  log(`  ${months.length} payload partitions made (${months[0]} on)`);
+  log(`  ${weeks.length} payload partitions made (${weeks[0]} on)`);
   let hex = '';
   log(`  COPY ${ledgerRows} inbound_events rows (13 months, no payload in the row)`);
   await timed('inbound_events', () =>
@@ -204,7 +206,7 @@ export async function seedRetentionTables(
       ),
     ),
   );
-  log(`  COPY ${ledgerRows} inbound_event_payloads rows (into their months)`);
+  log(`  COPY ${ledgerRows} inbound_event_payloads rows (into their weeks)`);
   await timed('inbound_event_payloads', () =>
     withoutIndexes(sql, 'inbound_event_payloads', () =>
       copy(

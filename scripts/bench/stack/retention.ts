@@ -7,7 +7,7 @@
  * dropped at the end), each with its own gateway and webhook-ingest: "big" holds RETENTION_ROWS
  * rows (20,000,000 by default) split 40% event_outbox (30 days, all published but the newest
  * 1,000), 40% inbound_events (the ledger over 13 months, as deliveries write it: each row's
- * payload in inbound_event_payloads, in the partition of its month, made first by the retention
+ * payload in inbound_event_payloads, in the partition of its week, made first by the retention
  * worker's own function) and 20% network_events (13 months), across 50 tenants (tenant A, the
  * signed-in owner, holds a fifth); "empty" holds RETENTION_BASELINE_ROWS (10,000) in the same
  * shape, so its lists have pages and its sweeps have a little work. Measured on each (latency
@@ -26,11 +26,11 @@
  * - the inbound delivery log (`GET /api/integrations/inbound-events`): the first page, and the
  *   page after 50 pages of 100 walked by cursor;
  * - the retention worker: libs/shared's retentionWorker with each real sweep of webhook-ingest
- *   and crm-api in turn (the ledger's payload months, the ledger's rows, network_events, the
+ *   and crm-api in turn (the ledger's payload weeks, the ledger's rows, network_events, the
  *   outbox's published rows; defaults: batches of 1,000 rows or one partition, 200 ms apart)
  *   for at most RETENTION_SWEEP_SECONDS (15) each, with DELIVERY_CLIENTS (8) clients sending
  *   deliveries for the whole window: rows removed per second (wall, and within the statements;
- *   for the payload months also partitions dropped per second, and the rows in them counted
+ *   for the payload weeks also partitions dropped per second, and the rows in them counted
  *   before), each batch's time, and the deliveries' p50/p99 over the window, beside the same with
  *   no sweep. The payloads a ledger row kept itself before inbound_event_payloads are not seeded
  *   (a database that started with the table has none), so their row-by-row strip is not run.
@@ -295,7 +295,7 @@ async function deliveriesUntil(side: Side, secret: string, until: Promise<unknow
   return latency(ms);
 }
 
-/** The payload rows in the months the payload sweep is due to drop (upper bound past keepMs). */
+/** The payload rows in the weeks the payload sweep is due to drop (upper bound past keepMs). */
 async function rowsInDuePartitions(side: Side, keepMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - keepMs);
   const due = (await listPayloadPartitions(side.database.db)).filter(
@@ -679,7 +679,7 @@ export function retentionRows(result: Awaited<ReturnType<typeof retentionAtScale
   for (const [table, { big, empty }] of Object.entries(result.sweeps)) {
     if (big.unit === 'partitions') {
       // Partitions per second (wall: each is a detach that waits for the transactions in
-      // flight, then a drop), the same months on both sides, whatever their rows.
+      // flight, then a drop), the same weeks on both sides, whatever their rows.
       rows.push({
         scenario: `sweep ${table}, partitions dropped/s at ${size}`,
         figure: big.partitionsPerSecond ?? 0,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { payloadMonth, withSystemScope } from '@crm/shared/db';
+import { payloadWeek, withSystemScope } from '@crm/shared/db';
 import { sql } from 'kysely';
 import { createTenant, eventually, usePlatformBehindGateway } from '@crm/test-kit';
 import request from 'supertest';
@@ -18,8 +18,8 @@ import { webhookIngestRetention } from '../../webhook-ingest/src/retention/reten
  * variable of its policy and the oldest row's age, and the platform is `degraded`; once the
  * sweeps catch up it is `ok` again. crm-api keeps published events 30 days here (its own
  * variable), so an 8-day-old published row is within its policy. The ledger's payload table,
- * partitioned by month, is behind when its oldest month ended past the policy, and says so when
- * the next month's partition is missing.
+ * partitioned by week, is behind when its oldest week ended past the policy, and says so when
+ * the next week's partition is missing.
  */
 const CRM_API_ENV = { RETENTION_PUBLISHED_EVENTS_DAYS: '30' };
 const stack = usePlatformBehindGateway([
@@ -74,10 +74,10 @@ it('is behind, naming each table past its policy, until the sweeps catch up', as
       })
       .execute(),
   );
-  // A payload month three months old (made as the worker makes them, its clock moved back),
-  // and next month's partition gone.
-  await ensurePayloadPartitions(stack.database.db, payloadMonth(new Date(), -3).from, 0);
-  const next = payloadMonth(new Date(), 1);
+  // A payload week that ended 35 days ago or more (made as the worker makes them, its clock
+  // moved back), and next week's partition gone.
+  await ensurePayloadPartitions(stack.database.db, payloadWeek(new Date(), -6).from, 0);
+  const next = payloadWeek(new Date(), 1);
   await sql`ALTER TABLE inbound_event_payloads
     DETACH PARTITION ${sql.id('inbound_event_payload_partitions', next.name)}`.execute(
     stack.database.db,
@@ -112,10 +112,10 @@ it('is behind, naming each table past its policy, until the sweeps catch up', as
         service: 'webhook-ingest',
         table: 'inbound_event_payloads',
         policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
-        // The age of the old month's end.
+        // The age of the old week's end.
         oldestAgeSeconds: expect.any(Number),
         keepSeconds: 30 * 24 * 60 * 60,
-        missing: expect.stringContaining(`next month (${next.name}`),
+        missing: expect.stringContaining(`next week (${next.name}`),
       },
     ]),
   );

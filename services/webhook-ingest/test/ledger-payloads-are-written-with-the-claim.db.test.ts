@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { payloadMonth, withSystemScope } from '@crm/shared/db';
+import { payloadWeek, withSystemScope } from '@crm/shared/db';
 import { ledgerRows, roundTripsOf, testDb } from '@crm/test-kit';
 import { sql } from 'kysely';
 import { recordDeliveries } from '../src/ledger/record-deliveries';
@@ -7,7 +7,7 @@ import { recordDelivery, type Delivery } from '../src/ledger/record-delivery';
 
 /*
  * A delivery's payload (raw body and headers) goes into inbound_event_payloads, in the partition
- * of the month it was received, by the same statement that claims its ledger row: no round trip
+ * of the week it was received, by the same statement that claims its ledger row: no round trip
  * more per delivery, and the ledger row's own raw_body and headers stay null. A failed delivery
  * claimed again moves its payload to its new received_at (the delivery log orders by it), and a
  * re-processing, which sends no headers, keeps the original's.
@@ -68,9 +68,9 @@ async function stored(deliveryId: string) {
 }
 
 const partitionOf = (receivedAt: string) =>
-  `inbound_event_payload_partitions.${payloadMonth(new Date(receivedAt)).name}`;
+  `inbound_event_payload_partitions.${payloadWeek(new Date(receivedAt)).name}`;
 
-it("a delivery keeps its payload in its month's partition, and none in its ledger row", async () => {
+it("a delivery keeps its payload in its week's partition, and none in its ledger row", async () => {
   const id = `new-${randomUUID()}`;
   await recordDelivery(database.db, delivery(id), processed);
   const { row, payloads } = await stored(id);
@@ -99,7 +99,7 @@ it('a delivery costs the round trips it cost before: BEGIN with the scope, the c
   expect(sent[3]).toBe('commit');
 });
 
-it("a delivery locks the payload table and its month's partition alone: dropping an old month never waits for deliveries", async () => {
+it("a delivery locks the payload table and its week's partition alone: dropping an old week never waits for deliveries", async () => {
   let locked: string[] = [];
   await recordDelivery(database.db, delivery(`locks-${randomUUID()}`), async ({ trx }) => {
     const { rows } = await sql<{ relname: string }>`
@@ -109,7 +109,7 @@ it("a delivery locks the payload table and its month's partition alone: dropping
     locked = rows.map((row) => row.relname);
     return processed();
   });
-  expect(locked).toEqual(['inbound_event_payloads', payloadMonth(new Date()).name]);
+  expect(locked).toEqual(['inbound_event_payloads', payloadWeek(new Date()).name]);
 });
 
 it('a failed delivery claimed again moves its payload to the new received_at, keeping its headers when none are sent', async () => {

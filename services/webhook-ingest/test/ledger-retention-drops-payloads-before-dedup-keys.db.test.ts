@@ -1,4 +1,10 @@
-import { findRowLevelSecurityGaps, payloadMonth, withSystemScope, type Db } from '@crm/shared/db';
+import {
+  findRowLevelSecurityGaps,
+  PAYLOAD_WEEKS_AHEAD,
+  payloadWeek,
+  withSystemScope,
+  type Db,
+} from '@crm/shared/db';
 import { retentionHealthCheck, retentionWorker } from '@crm/shared/retention';
 import {
   captureLogger,
@@ -24,8 +30,8 @@ import { webhookIngestRetention } from '../src/retention/retention-sweeps';
  * webhook-ingest's retention: a ledger row's payload (raw body, headers) is dropped after 30
  * days but the row, with its (provider, delivery_id) key, stays to 90, so a provider re-sending
  * the delivery between the two is still refused as a duplicate; after 90 days the row goes.
- * Payloads live in inbound_event_payloads, partitioned by month: each round the worker makes
- * the months ahead and drops every month whose last day is past the policy, whole; payloads
+ * Payloads live in inbound_event_payloads, partitioned by week: each round the worker makes
+ * the weeks ahead and drops every week whose last day is past the policy, whole; payloads
  * recorded in their ledger rows before that table are still stripped row by row. Provider
  * events (network events, email opens and clicks) go after a year. Sweeps run in the system
  * scope across tenants by age alone and leave every other row as it was.
@@ -172,18 +178,17 @@ describe('the inbound ledger, payloads recorded in their rows (before inbound_ev
   });
 });
 
-describe('payloads in inbound_event_payloads, a month at a time', () => {
-  // The worker's clock: mid-month, so which months are past the 30 days does not depend on
-  // the day the test runs (with a 30-day policy, the month before last and older).
-  const today = new Date();
-  const clock = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 15, 12));
-  const month = (k: number) => payloadMonth(clock, k);
+describe('payloads in inbound_event_payloads, a week at a time', () => {
+  // The worker's clock: Thursday noon of this week, so which weeks are past the 30 days does
+  // not depend on the day the test runs (with a 30-day policy, five weeks back and older).
+  const clock = new Date(payloadWeek(new Date()).from.getTime() + 3.5 * DAY);
+  const week = (k: number) => payloadWeek(clock, k);
   const cutoff = new Date(clock.getTime() - 30 * DAY);
   let tenantId: string;
 
-  /** A processed ledger row received in month `k` (days after its start), with its payload. */
-  async function monthRow(deliveryId: string, k: number, days = 9) {
-    const receivedAt = new Date(month(k).from.getTime() + days * DAY);
+  /** A processed ledger row received in week `k` (days after its start), with its payload. */
+  async function weekRow(deliveryId: string, k: number, days = 2) {
+    const receivedAt = new Date(week(k).from.getTime() + days * DAY);
     await withSystemScope(database.db, async (trx) => {
       const { id } = await trx
         .insertInto('inbound_events')
@@ -243,28 +248,30 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
 
   beforeAll(async () => {
     tenantId = (await createTenant(database)).id;
-    // Old months, made the way the worker makes them, with its clock moved back.
-    expect(await ensurePayloadPartitions(database.db, month(-3).from)).toEqual(
-      [-3, -2, -1].map((k) => month(k).name),
+    // Old weeks, made the way the worker makes them, with its clock moved back.
+    expect(await ensurePayloadPartitions(database.db, week(-6).from)).toEqual(
+      [-6, -5, -4, -3, -2, -1].map((k) => week(k).name),
     );
-    await monthRow('month-2', -2);
-    await monthRow('month-1', -1);
-    await monthRow('month-0', 0);
+    await weekRow('week-5', -5);
+    await weekRow('week-4', -4);
+    await weekRow('week-0', 0);
   });
 
-  it('the worker makes the months ahead, and drops each month past the policy whole; the ledger rows and younger months stay', async () => {
-    // The furthest month ahead is gone: the worker makes it again.
-    const ahead = month(3).name;
+  it('the worker makes the weeks ahead, and drops each week past the policy whole; the ledger rows and younger weeks stay', async () => {
+    // The furthest week ahead is gone: the worker makes it again.
+    const ahead = week(PAYLOAD_WEEKS_AHEAD).name;
     await sql`ALTER TABLE inbound_event_payloads
       DETACH PARTITION ${sql.id('inbound_event_payload_partitions', ahead)}`.execute(database.db);
     await sql`DROP TABLE ${sql.id('inbound_event_payload_partitions', ahead)}`.execute(database.db);
     const { logger, lines } = captureLogger();
     const running = worker(logger);
     await running.start();
-    // start() waited for the months ahead.
+    // start() waited for the weeks ahead.
     expect(await attached()).toContain(ahead);
     await eventually(async () =>
-      expect(await attached()).toEqual([-1, 0, 1, 2, 3].map((k) => month(k).name)),
+      expect(await attached()).toEqual(
+        Array.from({ length: PAYLOAD_WEEKS_AHEAD + 5 }, (_, i) => week(i - 4).name),
+      ),
     );
     await running.stop();
     expect(lines()).toEqual(
@@ -277,19 +284,19 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
         }),
       ]),
     );
-    // The month before last went whole (its payload with it); its ledger row and key stay.
-    expect(await kept(['month-0', 'month-1', 'month-2'])).toEqual([
-      { delivery_id: 'month-0', payload: true },
-      { delivery_id: 'month-1', payload: true },
-      { delivery_id: 'month-2', payload: false },
+    // Five weeks back went whole (its payload with it); its ledger row and key stay.
+    expect(await kept(['week-0', 'week-4', 'week-5'])).toEqual([
+      { delivery_id: 'week-0', payload: true },
+      { delivery_id: 'week-4', payload: true },
+      { delivery_id: 'week-5', payload: false },
     ]);
-    expect(await resend('month-2')).toBe('duplicate');
+    expect(await resend('week-5')).toBe('duplicate');
     // A partition has no tenant_id: nothing for the row-level security check to refuse.
     expect(await findRowLevelSecurityGaps(database.db)).toEqual([]);
   });
 
-  it("a delivery in a month without its partition fails and writes nothing (the provider retries); health says what is missing; the next round's partition takes it", async () => {
-    const current = payloadMonth(new Date());
+  it("a delivery in a week without its partition fails and writes nothing (the provider retries); health says what is missing; the next round's partition takes it", async () => {
+    const current = payloadWeek(new Date());
     const table = sql.id('inbound_event_payload_partitions', current.name);
     await sql`ALTER TABLE inbound_event_payloads DETACH PARTITION ${table}`.execute(database.db);
     const deliveryId = `no-partition-${Date.now()}`;
@@ -303,7 +310,7 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
         expect.objectContaining({
           table: 'inbound_event_payloads',
           policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
-          missing: expect.stringContaining(`this month (${current.name}`),
+          missing: expect.stringContaining(`this week (${current.name}`),
         }),
       ]),
     );
@@ -314,7 +321,7 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
   });
 
   it('a detach cut short (its wait timed out) is finished by the next drop', async () => {
-    await ensurePayloadPartitions(database.db, month(-5).from, 1);
+    await ensurePayloadPartitions(database.db, week(-7).from, 1);
     const release = await holdPayloads();
     try {
       await expect(
@@ -324,14 +331,14 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
       await release();
     }
     expect((await listPayloadPartitions(database.db)).filter((p) => p.detachPending)).toEqual([
-      expect.objectContaining({ name: month(-5).name }),
+      expect.objectContaining({ name: week(-7).name }),
     ]);
     expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(1);
     expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(1);
     expect(await dropOldestPayloadPartitionBefore(database.db, cutoff)).toBe(0);
     const names = (await listPayloadPartitions(database.db)).map((p) => p.name);
-    expect(names).not.toContain(month(-5).name);
-    expect(names).not.toContain(month(-4).name);
+    expect(names).not.toContain(week(-7).name);
+    expect(names).not.toContain(week(-6).name);
     // The connection went back to the pool as it came: its own role, no lock timeout.
     const { rows } = await sql<{ role: string; timeout: string }>`
       SELECT current_user AS role, current_setting('lock_timeout') AS timeout`.execute(database.db);
@@ -339,7 +346,7 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
   });
 
   it('stopped while a drop waits, the worker lets that drop finish and starts no other', async () => {
-    await ensurePayloadPartitions(database.db, month(-5).from, 1);
+    await ensurePayloadPartitions(database.db, week(-7).from, 1);
     const release = await holdPayloads();
     const running = worker();
     let stopped: Promise<void> | undefined;
@@ -352,19 +359,19 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
     }
     await stopped;
     const left = await listPayloadPartitions(database.db);
-    expect(left.map((p) => p.name)).not.toContain(month(-5).name);
-    expect(left.filter((p) => p.name === month(-4).name)).toEqual([
+    expect(left.map((p) => p.name)).not.toContain(week(-7).name);
+    expect(left.filter((p) => p.name === week(-6).name)).toEqual([
       expect.objectContaining({ attached: true, detachPending: false }),
     ]);
     // The next round drops the other.
     const again = worker();
     await again.start();
-    await eventually(async () => expect(await attached()).not.toContain(month(-4).name));
+    await eventually(async () => expect(await attached()).not.toContain(week(-6).name));
     await again.stop();
   });
 
-  it('health: behind when the oldest month is past the policy plus the grace, or the next month is missing', async () => {
-    await ensurePayloadPartitions(database.db, month(-4).from, 0);
+  it('health: behind when the oldest week is past the policy plus the grace, or the next week is missing', async () => {
+    await ensurePayloadPartitions(database.db, week(-6).from, 0);
     const check = (graceMs: number) =>
       retentionHealthCheck(database.db, retention.sweeps, {
         graceMs,
@@ -374,11 +381,11 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
     expect(lag).toEqual({
       table: 'inbound_event_payloads',
       policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
-      oldestAgeSeconds: Math.floor((clock.getTime() - month(-4).to.getTime()) / 1000),
+      oldestAgeSeconds: Math.floor((clock.getTime() - week(-6).to.getTime()) / 1000),
       keepSeconds: 30 * 24 * 60 * 60,
     });
     await dropOldestPayloadPartitionBefore(database.db, cutoff);
-    const next = sql.id('inbound_event_payload_partitions', month(1).name);
+    const next = sql.id('inbound_event_payload_partitions', week(1).name);
     await sql`ALTER TABLE inbound_event_payloads DETACH PARTITION ${next}`.execute(database.db);
     expect((await check(60 * MINUTE)).behind).toEqual(
       expect.arrayContaining([
@@ -387,12 +394,12 @@ describe('payloads in inbound_event_payloads, a month at a time', () => {
           policy: 'RETENTION_LEDGER_PAYLOADS_DAYS',
           oldestAgeSeconds: null,
           keepSeconds: 30 * 24 * 60 * 60,
-          missing: expect.stringContaining(`next month (${month(1).name}`),
+          missing: expect.stringContaining(`next week (${week(1).name}`),
         },
       ]),
     );
     // The next round makes it again.
-    expect(await ensurePayloadPartitions(database.db, clock)).toEqual([month(1).name]);
+    expect(await ensurePayloadPartitions(database.db, clock)).toEqual([week(1).name]);
     expect(
       (await check(60 * MINUTE)).behind.filter((l) => l.table === 'inbound_event_payloads'),
     ).toEqual([]);

@@ -28,11 +28,11 @@ export { TENANT_ROLE, SYSTEM_ROLE, TENANT_SETTING } from './roles';
 export {
   PAYLOAD_TABLE,
   PAYLOAD_PARTITION_SCHEMA,
-  PAYLOAD_MONTHS_AHEAD,
-  payloadMonth,
-  payloadMonthsAt,
-  payloadMonthNamed,
-  type PayloadMonth,
+  PAYLOAD_WEEKS_AHEAD,
+  payloadWeek,
+  payloadWeeksAt,
+  payloadWeekNamed,
+  type PayloadWeek,
 } from './ledger-payload-partitions';
 export * from './schema';
 export { withDatabase, ensureDatabase, dropDatabase } from './database-url';

@@ -43,9 +43,9 @@ export const RETENTION_POLICIES = {
   ledgerPayloads: {
     name: 'inbound_event_payloads',
     removes:
-      "ledger rows' payloads (raw body and headers; the rows stay), by received_at, a month at " +
-      'a time: a month of inbound_event_payloads goes once its last day is past the period, so ' +
-      'a payload is kept up to a month longer (one recorded in its ledger row before that ' +
+      "ledger rows' payloads (raw body and headers; the rows stay), by received_at, a week at " +
+      'a time: a week of inbound_event_payloads goes once its last day is past the period, so ' +
+      'a payload is kept up to a week longer (one recorded in its ledger row before that ' +
       'table: nulled)',
     why:
       'the payload is for the audit view and re-processing a failed delivery, and is the bulk ' +

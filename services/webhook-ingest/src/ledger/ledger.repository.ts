@@ -64,15 +64,15 @@ interface ClaimedRow {
  * recorded otherwise is left alone and returns no row (a redelivery).
  *
  * A new delivery's payload goes into inbound_event_payloads in the same statement, under the
- * ledger row's id and received_at (its month's partition); the row's own raw_body and headers
+ * ledger row's id and received_at (its week's partition); the row's own raw_body and headers
  * stay null. The statement only inserts into the payload table: Postgres routes the row to its
  * partition as it runs, so a delivery locks the parent and that one partition. A statement that
  * read or deleted from the parent would lock every partition (a prepared plan covers them all),
- * and the retention worker's detach of an old month, which waits for every lock on it, would
+ * and the retention worker's detach of an old week, which waits for every lock on it, would
  * queue the deliveries behind it. So a retried delivery's payload is moved by a statement of its
- * own (movePayload), which names the one month it deletes from.
+ * own (movePayload), which names the one week it deletes from.
  *
- * A delivery whose month has no partition fails the statement, and with it the delivery
+ * A delivery whose week has no partition fails the statement, and with it the delivery
  * (docs/retention.md). A single delivery's claim is kept prepared: planning it costs more than
  * running it, on every delivery. A group's is not: its text differs with the group's size, and a
  * connection would keep a plan for every size it ever saw.
@@ -109,10 +109,10 @@ function claimStatement(rows: LedgerValues[]) {
 }
 
 /**
- * Moves a retried delivery's payload from its previous attempt's month to this attempt's: the
+ * Moves a retried delivery's payload from its previous attempt's week to this attempt's: the
  * old payload row is deleted and the new one keeps the original's headers when none are sent (a
  * re-processing sends none), or the headers of a row recorded before the payload table. Both
- * times are literal values of the statement, so Postgres plans it for their months alone (it is
+ * times are literal values of the statement, so Postgres plans it for their weeks alone (it is
  * never prepared). Should another transaction have claimed the row in between, the old payload
  * row is already gone and nothing is left behind.
  */

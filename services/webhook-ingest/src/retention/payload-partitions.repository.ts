@@ -1,19 +1,19 @@
 import {
-  PAYLOAD_MONTHS_AHEAD,
+  PAYLOAD_WEEKS_AHEAD,
   PAYLOAD_PARTITION_SCHEMA,
   PAYLOAD_TABLE,
-  payloadMonth,
-  payloadMonthNamed,
-  payloadMonthsAt,
+  payloadWeek,
+  payloadWeekNamed,
+  payloadWeeksAt,
   SYSTEM_ROLE,
   withSystemScope,
   type Database,
-  type PayloadMonth,
+  type PayloadWeek,
 } from '@crm/shared/db';
 import { sql, type Kysely } from 'kysely';
 
 /*
- * The monthly partitions of inbound_event_payloads (migration 0031), made ahead and dropped by
+ * The weekly partitions of inbound_event_payloads (migration 0031), made ahead and dropped by
  * webhook-ingest's retention worker as the system role, which owns the table and its partitions
  * and may create tables in their schema alone. Replicas take turns through an advisory lock, so
  * two never attach or detach at once (the loser of a race would only log an error).
@@ -41,12 +41,12 @@ export interface PayloadPartition {
   attached: boolean;
   /** Left by a DETACH ... CONCURRENTLY cut short. */
   detachPending: boolean;
-  /** Its exclusive upper bound (a detached table of the schema: the month its name says). */
+  /** Its exclusive upper bound (a detached table of the schema: the week its name says). */
   upper: Date | null;
 }
 
 const ref = (p: Pick<PayloadPartition, 'schema' | 'name'>) => sql.id(p.schema, p.name);
-const monthRef = (month: PayloadMonth) => sql.id(PAYLOAD_PARTITION_SCHEMA, month.name);
+const weekRef = (week: PayloadWeek) => sql.id(PAYLOAD_PARTITION_SCHEMA, week.name);
 
 /**
  * The payload table's partitions and the other tables of their schema, from the catalog. An
@@ -75,43 +75,43 @@ export async function listPayloadPartitions(db: Kysely<Database>): Promise<Paylo
     name: row.name,
     attached: row.attached,
     detachPending: row.detach_pending,
-    upper: row.upper ?? (row.attached ? null : (payloadMonthNamed(row.name)?.to ?? null)),
+    upper: row.upper ?? (row.attached ? null : (payloadWeekNamed(row.name)?.to ?? null)),
   }));
 }
 
 /**
- * Makes sure the partitions of `now`'s month and the `monthsAhead` after it are attached:
+ * Makes sure the partitions of `now`'s week and the `weeksAhead` after it are attached:
  * creates and attaches each missing one in a short transaction of its own. Returns the ones it
  * attached. Normally one catalog read: they were made rounds ago.
  */
 export async function ensurePayloadPartitions(
   db: Kysely<Database>,
   now: Date,
-  monthsAhead = PAYLOAD_MONTHS_AHEAD,
+  weeksAhead = PAYLOAD_WEEKS_AHEAD,
 ): Promise<string[]> {
   const attached = new Set(
     (await listPayloadPartitions(db)).filter((p) => p.attached).map((p) => p.name),
   );
   const made: string[] = [];
-  for (const month of payloadMonthsAt(now, monthsAhead)) {
-    if (attached.has(month.name)) continue;
+  for (const week of payloadWeeksAt(now, weeksAhead)) {
+    if (attached.has(week.name)) continue;
     const attachedNow = await withSystemScope(db, async (trx) => {
       await sql.raw(`SET LOCAL lock_timeout = '${ATTACH_LOCK_TIMEOUT}'`).execute(trx);
       await sql`SELECT pg_advisory_xact_lock(hashtext(${LOCK}))`.execute(trx);
       // Another replica may have made it while this one waited for the lock.
       const { rows } = await sql<{ done: boolean }>`SELECT EXISTS (
           SELECT FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-           WHERE i.inhparent = ${PAYLOAD_TABLE}::regclass AND c.relname = ${month.name}
+           WHERE i.inhparent = ${PAYLOAD_TABLE}::regclass AND c.relname = ${week.name}
         ) AS done`.execute(trx);
       if (rows[0].done) return false;
-      await sql`CREATE TABLE IF NOT EXISTS ${monthRef(month)}
+      await sql`CREATE TABLE IF NOT EXISTS ${weekRef(week)}
         (LIKE ${parent} INCLUDING ALL)`.execute(trx);
-      await sql`ALTER TABLE ${parent} ATTACH PARTITION ${monthRef(month)}
-        FOR VALUES FROM (${sql.lit(month.from.toISOString())})
-        TO (${sql.lit(month.to.toISOString())})`.execute(trx);
+      await sql`ALTER TABLE ${parent} ATTACH PARTITION ${weekRef(week)}
+        FOR VALUES FROM (${sql.lit(week.from.toISOString())})
+        TO (${sql.lit(week.to.toISOString())})`.execute(trx);
       return true;
     });
-    if (attachedNow) made.push(month.name);
+    if (attachedNow) made.push(week.name);
   }
   return made;
 }
@@ -172,9 +172,9 @@ export async function oldestPayloadPartitionBefore(
 }
 
 /**
- * What health says when the partition of `now`'s month or of the next is not attached: a
- * delivery received in a month without its partition fails (docs/retention.md), so the next
- * month's must exist well before it begins.
+ * What health says when the partition of `now`'s week or of the next is not attached: a
+ * delivery received in a week without its partition fails (docs/retention.md), so the next
+ * week's must exist well before it begins.
  */
 export async function missingPayloadPartition(
   db: Kysely<Database>,
@@ -183,12 +183,12 @@ export async function missingPayloadPartition(
   const attached = new Set(
     (await listPayloadPartitions(db)).filter((p) => p.attached).map((p) => p.name),
   );
-  for (const [which, month] of [
-    ['this month', payloadMonth(now)],
-    ['next month', payloadMonth(now, 1)],
+  for (const [which, week] of [
+    ['this week', payloadWeek(now)],
+    ['next week', payloadWeek(now, 1)],
   ] as const) {
-    if (!attached.has(month.name)) {
-      return `${PAYLOAD_TABLE} has no partition for ${which} (${month.name}, from ${month.from.toISOString()}): deliveries received then fail until the retention worker makes it`;
+    if (!attached.has(week.name)) {
+      return `${PAYLOAD_TABLE} has no partition for ${which} (${week.name}, from ${week.from.toISOString()}): deliveries received then fail until the retention worker makes it`;
     }
   }
   return null;

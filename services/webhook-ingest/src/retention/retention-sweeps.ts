@@ -24,7 +24,7 @@ import {
 
 /**
  * webhook-ingest sweeps its ledger (payloads first, rows later: the dedup key outlives the
- * payload) and the provider events its receivers store. The payloads go a month at a time with
+ * payload) and the provider events its receivers store. The payloads go a week at a time with
  * their partition of inbound_event_payloads, whose partitions each round first makes ahead;
  * those recorded before that table, in the ledger row itself, are still stripped row by row
  * until none is left.

@@ -24,7 +24,7 @@ const oldest = (result: { rows: { oldest: Date | null }[] }) => result.rows[0]?.
  * `cutoff`; the rows stay, with their (provider, delivery_id) key, outcome and detail, so a
  * provider re-sending the delivery is still refused as a duplicate. Only rows recorded before
  * inbound_event_payloads carry a payload themselves (later ones keep it in that table, dropped
- * a month at a time: payload-partitions.repository.ts); their partial index empties as this
+ * a week at a time: payload-partitions.repository.ts); their partial index empties as this
  * strips them, and then costs nothing.
  */
 export async function dropLedgerPayloadsBefore(

@@ -2,14 +2,14 @@ import { sql, type Kysely } from 'kysely';
 import {
   PAYLOAD_PARTITION_SCHEMA,
   PAYLOAD_TABLE,
-  payloadMonthsAt,
-  type PayloadMonth,
+  payloadWeeksAt,
+  type PayloadWeek,
 } from '../ledger-payload-partitions';
 import { SYSTEM_ROLE } from '../roles';
 
 /**
  * The inbound ledger's payloads move out of its rows into `inbound_event_payloads`, a table
- * partitioned by month on `received_at`, so that retention drops a month of payloads at once
+ * partitioned by week on `received_at`, so that retention drops a week of payloads at once
  * (detach and drop its partition) instead of updating each row: at tens of millions of ledger
  * rows, nulling `raw_body` rewrote an entry in each of the ledger's five indexes per row and did
  * not keep up (docs/retention.md).
@@ -18,15 +18,15 @@ import { SYSTEM_ROLE } from '../roles';
  *   partition key, and a reader holding a ledger row's id and received_at reads one partition's
  *   index. The ledger's dedup key stays on `inbound_events`, which is not partitioned.
  * - No foreign key to inbound_events: deleting a ledger row would probe every partition, and
- *   the payloads go by month anyway, before their rows do.
+ *   the payloads go by week anyway, before their rows do.
  * - No tenant_id and no row-level security: only the system role reads and writes it (it writes
  *   with the ledger's claim; the audit view reads a payload only by the key of a ledger row the
  *   tenant has read under its own row-level security). The tenant role has no grant on it.
  * - Owned by the system role: webhook-ingest's retention worker runs as that role and creates,
- *   attaches, detaches and drops the monthly partitions, which only the owner of the table (and
+ *   attaches, detaches and drops the weekly partitions, which only the owner of the table (and
  *   of each partition) may do.
  * - The partitions live in a schema of their own, where the system role may create tables
- *   (every month's partition) and which the tenant role cannot even name. The system role never
+ *   (every week's partition) and which the tenant role cannot even name. The system role never
  *   gets CREATE on public: there a table or function it created could shadow a name the
  *   application resolves through its search path; in this schema it can shadow nothing. It holds
  *   CREATE on public only for the moment it takes ownership of the parent (Postgres asks that of
@@ -34,7 +34,7 @@ import { SYSTEM_ROLE } from '../roles';
  *
  * Existing payloads stay in inbound_events.raw_body and headers, which the old payload sweep
  * keeps stripping until none is left; new deliveries leave those columns null. This creates the
- * partitions of this month and the next PAYLOAD_MONTHS_AHEAD; the worker keeps them ahead.
+ * partitions of this week and the next PAYLOAD_WEEKS_AHEAD; the worker keeps them ahead.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const system = sql.id(SYSTEM_ROLE);
@@ -53,16 +53,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const schema = sql.id(PAYLOAD_PARTITION_SCHEMA);
   await sql`CREATE SCHEMA ${schema}`.execute(db);
   await sql`GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${system}`.execute(db);
-  for (const month of payloadMonthsAt(new Date())) {
-    const partition = partitionRef(month);
+  for (const week of payloadWeeksAt(new Date())) {
+    const partition = partitionRef(week);
     await sql`CREATE TABLE ${partition} PARTITION OF ${parent}
-      FOR VALUES FROM (${sql.lit(month.from.toISOString())})
-      TO (${sql.lit(month.to.toISOString())})`.execute(db);
+      FOR VALUES FROM (${sql.lit(week.from.toISOString())})
+      TO (${sql.lit(week.to.toISOString())})`.execute(db);
     await sql`ALTER TABLE ${partition} OWNER TO ${system}`.execute(db);
   }
 }
 
-const partitionRef = (month: PayloadMonth) => sql.id(PAYLOAD_PARTITION_SCHEMA, month.name);
+const partitionRef = (week: PayloadWeek) => sql.id(PAYLOAD_PARTITION_SCHEMA, week.name);
 
 /** Puts the payloads still kept back into their ledger rows, then drops the table. */
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { payloadMonth, withSystemScope } from '@crm/shared/db';
+import { payloadWeek, withSystemScope } from '@crm/shared/db';
 import { tenantSession, usePlatformBehindGateway } from '@crm/test-kit';
 import request from 'supertest';
 import { configSchema } from '../src/config';
@@ -11,17 +11,17 @@ import { webhookIngestRetention } from '../src/retention/retention-sweeps';
  * The audit view and re-processing, through the real gateway, read a delivery's payload from
  * inbound_event_payloads by its ledger row's key, after the tenant has read the row itself under
  * its row-level security: another tenant's id is a 404 and shows nothing of the payload. Once
- * retention drops the payload's month, the row stays and answers as a payload that is gone (the
+ * retention drops the payload's week, the row stays and answers as a payload that is gone (the
  * re-processing 409); a row recorded before the payload table still shows the payload it kept
- * itself, until the row-by-row strip takes it. A database of the file's own: it drops months.
+ * itself, until the row-by-row strip takes it. A database of the file's own: it drops weeks.
  */
 const stack = usePlatformBehindGateway([{ service: webhookIngest }]);
 const PATH = '/api/integrations/inbound-events';
 const DAY = 24 * 60 * 60_000;
 const retention = webhookIngestRetention(configSchema.parse({}));
 const sweepOf = (table: string) => retention.sweeps.find((s) => s.table === table)!;
-// Three months back is past the 30 days whatever today's date (two months are at least 59 days).
-const old = payloadMonth(new Date(), -3);
+// Six weeks back is past the 30 days whatever today's day (it ended 35 days ago or more).
+const old = payloadWeek(new Date(), -6);
 const HEADERS = { 'content-type': 'application/json', 'x-shop-signature': '[redacted]' };
 
 type Session = Awaited<ReturnType<typeof tenantSession>>;
@@ -31,7 +31,7 @@ let other: Session;
 beforeAll(async () => {
   owner = await tenantSession(stack, stack.database, 'owner');
   other = await tenantSession(stack, stack.database, 'owner');
-  // The old months, made as the worker makes them, with its clock moved back.
+  // The old weeks, made as the worker makes them, with its clock moved back.
   await ensurePayloadPartitions(stack.database.db, old.from);
 });
 
@@ -82,7 +82,7 @@ async function sweep(table: string) {
   while ((await s.sweepBatch(stack.database.db, new Date(Date.now() - s.keepMs), 1000)) > 0);
 }
 
-it("the audit view shows the payload kept in its month's partition; another tenant gets a 404 and none of it", async () => {
+it("the audit view shows the payload kept in its week's partition; another tenant gets a 404 and none of it", async () => {
   const body = `{"order":"${randomUUID()}"}`;
   const id = await failedDelivery(new Date(Date.now() - DAY), body);
   const mine = await get(owner, id);
@@ -95,7 +95,7 @@ it("the audit view shows the payload kept in its month's partition; another tena
   }
 });
 
-it('once its month is dropped, the row stays and answers as a payload that is gone: re-processing is a 409 that writes nothing', async () => {
+it('once its week is dropped, the row stays and answers as a payload that is gone: re-processing is a 409 that writes nothing', async () => {
   const body = `{"order":"${randomUUID()}"}`;
   const id = await failedDelivery(new Date(old.from.getTime() + 3 * DAY), body);
   expect((await get(owner, id)).body.data.event.raw_body).toBe(body);
