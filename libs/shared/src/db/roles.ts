@@ -3,7 +3,7 @@
  * owns a tenant table, so row-level security always applies to them, even when the connection
  * itself is a superuser or the tables' owner. The system role owns only what has no tenant_id
  * and no row-level security: the search views (migrations 0024, 0025) and the ledger's payload
- * table with its monthly partitions (0031), which its retention worker creates and drops.
+ * table with its weekly partitions (0031), which its retention worker creates and drops.
  */
 
 /** Tenant work: sees and writes only rows whose tenant_id equals `app.tenant_id`. */

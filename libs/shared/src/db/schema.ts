@@ -27,7 +27,7 @@ export interface Database {
   crm_web_forms: WebFormsTable;
   crm_form_submissions: FormSubmissionsTable;
   inbound_events: InboundEventsTable;
-  /** The ledger's payloads, partitioned by month (migration 0031); crm_system only. */
+  /** The ledger's payloads, partitioned by week (migration 0031); crm_system only. */
   inbound_event_payloads: InboundEventPayloadsTable;
   email_messages: EmailMessagesTable;
   email_opens: EmailOpensTable;
@@ -303,8 +303,8 @@ export interface InboundEventsTable {
 }
 
 /**
- * A ledger row's payload, keyed by the row's id and received_at (which picks the month's
- * partition). Written with the ledger's claim, dropped a month at a time by retention.
+ * A ledger row's payload, keyed by the row's id and received_at (which picks the week's
+ * partition). Written with the ledger's claim, dropped a week at a time by retention.
  */
 export interface InboundEventPayloadsTable {
   ledger_id: string;
