@@ -64,6 +64,7 @@ import { listPayloadPartitions } from '../../../services/webhook-ingest/src/rete
 import { webhookIngestRetention } from '../../../services/webhook-ingest/src/retention/retention-sweeps';
 import type { Config as WebhookIngestConfig } from '../../../services/webhook-ingest/src/config';
 import { freePort } from '../../dev/embedded-postgres';
+import { latency, type Latency } from './latency';
 import { startService, stopProcess } from './processes';
 import type { Row } from './report';
 import {
@@ -85,28 +86,6 @@ const WITHIN = 1.5;
 const RELAY_LOCK_KEY = 'crm_event_outbox_relay';
 const OTHER_TENANTS = 49;
 const CENTURY_DAYS = '36500';
-
-export interface Latency {
-  samples: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function latency(ms: number[]): Latency {
-  const sorted = [...ms].sort((x, y) => x - y);
-  const round = (v: number) => Number((v ?? 0).toFixed(2));
-  return {
-    samples: ms.length,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-    maxMs: round(sorted[sorted.length - 1]),
-  };
-}
 
 /** One database with its gateway and webhook-ingest. */
 interface Side {

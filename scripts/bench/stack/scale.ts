@@ -33,6 +33,7 @@ import {
   withDatabase,
 } from '../../../libs/shared/src/db';
 import { consoleAtScale } from './console';
+import { latency, type Latency } from './latency';
 import { startService, stopProcess } from './processes';
 import type { Row } from './report';
 
@@ -228,28 +229,6 @@ function vmRssMb(pid: number): number {
     .split('\n')
     .find((l) => l.startsWith('VmRSS:'));
   return Number((Number(line?.replace(/\D+/g, '') ?? 0) / 1024).toFixed(1));
-}
-
-export interface Latency {
-  samples: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function latency(ms: number[]): Latency {
-  const sorted = [...ms].sort((x, y) => x - y);
-  const round = (v: number) => Number(v.toFixed(2));
-  return {
-    samples: ms.length,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-    maxMs: round(sorted[sorted.length - 1]),
-  };
 }
 
 interface Tenant {
