@@ -40,7 +40,7 @@ export interface RetentionLag {
   oldestAgeSeconds: number | null;
   /** The policy's keep period, in seconds. */
   keepSeconds: number;
-  /** What the table lacks, e.g. the partition of next month; absent when nothing. */
+  /** What the table lacks, e.g. the partition of next week; absent when nothing. */
   missing?: string;
 }
 

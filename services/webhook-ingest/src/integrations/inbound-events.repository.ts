@@ -86,9 +86,10 @@ export function findInboundEvent(trx: Trx, tenantId: string, id: string) {
 
 /**
  * The payload of the ledger row `ledgerId` received at `payloadKey` (its received_at as
- * findInboundEvent read it: one partition's primary key), in the system scope: the payload table has no tenant column, so it is read only by the
- * key of a row the tenant has just read under its own row-level security. Undefined once
- * retention dropped its week (or for a row recorded before the table).
+ * findInboundEvent read it: one partition's primary key), in the system scope: the payload
+ * table has no tenant column, so it is read only by the key of a row the tenant has just read
+ * under its own row-level security. Undefined once retention dropped its week (or for a row
+ * recorded before the table).
  */
 export function findInboundEventPayload(trx: Trx, ledgerId: string, payloadKey: string) {
   return trx
