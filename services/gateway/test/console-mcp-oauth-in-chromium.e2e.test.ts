@@ -27,7 +27,8 @@ import { service as mcpIngest } from '../../mcp-ingest/src/main';
  * workspaces they own or administer, and land on the app's redirect URI with a code, which the
  * app exchanges (PKCE) for a token the official MCP client writes a lead with. The answered
  * request is gone; a denial sends access_denied back and grants nothing; a member of no
- * workspace they manage cannot approve and sees Connected apps refused (403). On the MCP keys
+ * workspace they manage cannot approve, and is told Connected apps are for owners and admins
+ * without the console asking the API for them. On the MCP keys
  * screen the owner finds the app under Connected apps and revokes it: its token is refused.
  * Grants are asserted in Postgres. No console error, no serious axe finding; screenshots go to
  * artifacts/console-oauth-consent.png and console-connected-apps.png.
@@ -184,9 +185,8 @@ beforeAll(async () => {
   }
   [owner, member] = pages;
   // Signed out, the consent page's request is a 401 (that is how it knows to send the user to
-  // sign-in); an answered request is a 404, which the page explains; a member is refused the
-  // connected apps (403), which the keys screen explains. Switching the tenant cancels the
-  // requests of the tenant left, on purpose.
+  // sign-in); an answered request is a 404, which the page explains. Switching the tenant
+  // cancels the requests of the tenant left, on purpose.
   const isRequest = (url: string) => path(url).startsWith('/api/auth/oauth/requests/');
   const expectedAnswers = (url: string, status: number) =>
     isSignedOutAnswer(url, status) || (isRequest(url) && (status === 401 || status === 404));
@@ -196,10 +196,7 @@ beforeAll(async () => {
   });
   memberProblems = watchForProblems(member, {
     origin: stack.url,
-    allow: {
-      response: (url, status) =>
-        expectedAnswers(url, status) || (status === 403 && path(url) === '/api/mcp/connections'),
-    },
+    allow: { response: expectedAnswers },
   });
 }, 180_000);
 
@@ -221,6 +218,12 @@ describe('the consent page', () => {
     expect(here.searchParams.get('request')).toMatch(/.{16,}/);
     answeredConsentUrl = owner.url();
     await owner.getByText(`Signed in as ${own.ownerEmail}.`).waitFor();
+    // It registered itself (RFC 7591), so its name is nobody's word but its own.
+    await owner
+      .getByText(`${APP} registered itself under this name, which nobody has verified`, {
+        exact: false,
+      })
+      .waitFor();
     await owner
       .getByText(new RegExp(`After your answer you go back to ${new URL(stack.url).hostname}`))
       .waitFor();
@@ -337,13 +340,25 @@ describe('the consent page', () => {
 });
 
 describe('Connected apps on the MCP keys screen', () => {
-  it('a member is refused the list, with the role it needs', async () => {
+  it('a member is told the list is for owners and admins, and the console does not ask for it', async () => {
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (path(request.url()) === '/api/mcp/connections') asked.push(request.url());
+    };
+    member.on('request', onRequest);
     await member.goto('/mcp-keys');
     const section = member.getByRole('region', { name: 'Connected apps' });
     await section
-      .getByRole('alert')
-      .getByText(/owner, admin/)
+      .getByText("Apps connected with OAuth are listed for the tenant's owners and admins.")
       .waitFor();
+    // The keys' list (every member may read it) has answered by now.
+    await member
+      .getByRole('table', { name: /^Keys/ })
+      .or(member.getByText(/^No keys yet/))
+      .waitFor();
+    member.off('request', onRequest);
+    expect(asked).toEqual([]);
+    expect(await section.getByRole('alert').count()).toBe(0);
     expect(await section.getByRole('button', { name: /Revoke/ }).count()).toBe(0);
     await expectAxeClean(member);
   });

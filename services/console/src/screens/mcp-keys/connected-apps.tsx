@@ -14,10 +14,10 @@ const when = (at: string | null, none: string) => (at ? new Date(at).toLocaleStr
 const appName = (connection: McpConnection) => connection.client_name || connection.client_id;
 
 /**
- * The apps connected to the tenant with OAuth (GET /api/mcp/connections: owners and admins;
- * anyone else gets the API's 403, which says which role it needs), beside the keys: each with
- * the host its answers go back to, its scopes, who approved it and when it was last used.
- * Revoking one (after a confirmation) refuses its tokens from the next request.
+ * The apps connected to the tenant with OAuth (GET /api/mcp/connections), beside the keys: each
+ * with the host its answers go back to, its scopes, who approved it and when it was last used.
+ * Revoking one (after a confirmation) refuses its tokens from the next request. Only owners and
+ * admins may list them, so anyone else is told so instead of being shown the API's 403.
  */
 export function ConnectedApps({
   personOf,
@@ -28,61 +28,68 @@ export function ConnectedApps({
   canManage: boolean;
 }) {
   const id = useId();
+  return (
+    <section aria-labelledby={`${id}-title`} className="panel-section">
+      <h2 id={`${id}-title`}>Connected apps</h2>
+      {canManage ? (
+        <ConnectionsTable personOf={personOf} />
+      ) : (
+        <p>Apps connected with OAuth are listed for the tenant&apos;s owners and admins.</p>
+      )}
+    </section>
+  );
+}
+
+function ConnectionsTable({ personOf }: { personOf: (userId: string | null) => string }) {
   const connections = useQuery({
     queryKey: MCP_CONNECTIONS_KEY,
     queryFn: ({ signal }) => fetchMcpConnections(signal),
     select: (body) => body.data,
   });
   return (
-    <section aria-labelledby={`${id}-title`} className="panel-section">
-      <h2 id={`${id}-title`}>Connected apps</h2>
-      <QueryStates
-        query={connections}
-        what="connected apps"
-        isEmpty={(data) => data.items.length === 0}
-        empty={<p>No app is connected yet. Apps that sign in with OAuth appear here.</p>}
-      >
-        {(data) => (
-          <table className="plain-table">
-            <caption>
-              Connected apps ({data.total}
-              {data.total > data.items.length && `, the ${data.items.length} newest shown`})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">App</th>
-                <th scope="col">Redirect host</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Approved</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((connection) => (
-                <ConnectionRow
-                  key={connection.id}
-                  connection={connection}
-                  approvedBy={personOf(connection.user_id)}
-                  canManage={canManage}
-                />
-              ))}
-            </tbody>
-          </table>
-        )}
-      </QueryStates>
-    </section>
+    <QueryStates
+      query={connections}
+      what="connected apps"
+      isEmpty={(data) => data.items.length === 0}
+      empty={<p>No app is connected yet. Apps that sign in with OAuth appear here.</p>}
+    >
+      {(data) => (
+        <table className="plain-table">
+          <caption>
+            Connected apps ({data.total}
+            {data.total > data.items.length && `, the ${data.items.length} newest shown`})
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">App</th>
+              <th scope="col">Redirect host</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Approved</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.items.map((connection) => (
+              <ConnectionRow
+                key={connection.id}
+                connection={connection}
+                approvedBy={personOf(connection.user_id)}
+              />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </QueryStates>
   );
 }
 
 function ConnectionRow({
   connection,
   approvedBy,
-  canManage,
 }: {
   connection: McpConnection;
   approvedBy: string;
-  canManage: boolean;
 }) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
@@ -106,17 +113,15 @@ function ConnectionRow({
         ) : (
           <>
             Active{' '}
-            {canManage && (
-              <button
-                type="button"
-                className="danger"
-                disabled={revoke.isPending}
-                onClick={() => setConfirming(true)}
-                aria-label={`Revoke app ${name}`}
-              >
-                Revoke
-              </button>
-            )}
+            <button
+              type="button"
+              className="danger"
+              disabled={revoke.isPending}
+              onClick={() => setConfirming(true)}
+              aria-label={`Revoke app ${name}`}
+            >
+              Revoke
+            </button>
           </>
         )}
         {revoke.isError && (
