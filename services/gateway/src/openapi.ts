@@ -356,7 +356,15 @@ function registerOAuthOperations(registry: OpenAPIRegistry): void {
       description: 'The request: client, scopes, tenants, expiry',
       data: z.object({
         id: z.string(),
-        client: z.object({ client_id: z.string(), name: z.string(), redirect_host: z.string() }),
+        client: z.object({
+          client_id: z.string(),
+          name: z.string(),
+          redirect_host: z.string(),
+          document_host: z.string().nullable().openapi({
+            description:
+              "The host of the client's metadata document (its client_id URL), which vouches for its name; null for a client that registered itself, whose name is not verified",
+          }),
+        }),
         scopes: z.array(z.object({ scope: z.string(), description: z.string() })),
         tenants: z.array(z.object({ id: z.uuid(), name: z.string(), role: z.string() })),
         expires_at: z.string(),

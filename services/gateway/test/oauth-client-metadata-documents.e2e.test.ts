@@ -114,6 +114,8 @@ it('fetches the document, caches the client and runs the whole flow with it', as
     client_id: clientId,
     name: 'Editor Agent',
     redirect_host: '127.0.0.1:33418',
+    // The document's host vouches for the name, and the consent page says so.
+    document_host: new URL(DOCS).host,
   });
   const code = await approve(gateway.app, cookie, requestId, tenantId);
   const tokens = await exchange(gateway.app, clientId, code, verifier);

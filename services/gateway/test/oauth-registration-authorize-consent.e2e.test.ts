@@ -353,7 +353,13 @@ describe('the consent routes (/api/auth/oauth/requests)', () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
       id: requestId,
-      client: { client_id: clientId, name: 'Test Agent', redirect_host: '127.0.0.1:33418' },
+      client: {
+        client_id: clientId,
+        name: 'Test Agent',
+        redirect_host: '127.0.0.1:33418',
+        // Registered by itself: nobody vouches for its name.
+        document_host: null,
+      },
       scopes: [
         { scope: 'mcp:ingest:leads', description: 'Create and update leads' },
         { scope: 'mcp:read:deals', description: 'List and read deals' },

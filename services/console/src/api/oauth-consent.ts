@@ -8,7 +8,13 @@ import { api, type Envelope } from './client';
  */
 export interface AuthorizationRequest {
   id: string;
-  client: { client_id: string; name: string | null; redirect_host: string };
+  client: {
+    client_id: string;
+    name: string | null;
+    redirect_host: string;
+    /** The host of the app's metadata document, which vouches for its name; null when unverified. */
+    document_host: string | null;
+  };
   scopes: Array<{ scope: string; description: string }>;
   tenants: Array<{ id: string; name: string; role: string }>;
   expires_at: string;

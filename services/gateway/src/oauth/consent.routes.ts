@@ -12,6 +12,7 @@ import {
   insertGrant,
 } from './oauth.repository';
 import { AUTHORIZATION_REQUEST_ID, consentDecisionSchema } from './oauth.schema';
+import { isMetadataDocumentUrl } from './client-metadata-document';
 import { redirectHost, redirectWith } from './redirect-uri';
 
 /** An authorization code is exchanged at once by a working client: five minutes is plenty. */
@@ -60,6 +61,11 @@ export function consentRoutes(options: ConsentOptions): Router {
         client_id: request.client_id,
         name: request.client_name,
         redirect_host: redirectHost(request.redirect_uri),
+        // A metadata document's host vouches for the name it gives; a client that registered
+        // itself can call itself anything, so the page says its name is unverified.
+        document_host: isMetadataDocumentUrl(request.client_id)
+          ? new URL(request.client_id).host
+          : null,
       },
       scopes: request.scopes.map((scope) => ({
         scope,

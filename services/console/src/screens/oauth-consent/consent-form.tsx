@@ -32,6 +32,11 @@ export function ConsentForm({
   return (
     <>
       <h1>Allow {app} to use your CRM?</h1>
+      <p>
+        {request.client.document_host
+          ? `${app} is published by ${request.client.document_host}.`
+          : `${app} registered itself under this name, which nobody has verified: approve it only if you started this sign-in from the app.`}
+      </p>
       {email && (
         <p className="muted">
           Signed in as <strong>{email}</strong>.
