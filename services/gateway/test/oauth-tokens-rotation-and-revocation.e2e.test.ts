@@ -283,10 +283,11 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     await expectUntouched(other);
   });
 
-  it('narrows the grant to fewer scopes and refuses wider ones with invalid_scope', async () => {
-    const { clientId, tokens } = await connect(app, cookie, tenantId, {
-      scope: 'mcp:ingest:leads mcp:read:leads',
-    });
+  it('a narrower scope narrows the new access token only; wider ones are invalid_scope', async () => {
+    const full = ['mcp:ingest:leads', 'mcp:read:leads'];
+    const { clientId, tokens } = await connect(app, cookie, tenantId, { scope: full.join(' ') });
+    expect((await tokenRow(tokens.access_token))?.scopes).toEqual(full);
+    expect((await tokenRow(tokens.refresh_token))?.scopes).toEqual(full);
     const wider = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:read:deals' });
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe('invalid_scope');
@@ -294,7 +295,38 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     const narrower = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:read:leads' });
     expect(narrower.status).toBe(200);
     expect(narrower.body.scope).toBe('mcp:read:leads');
-    expect((await grantOf(clientId)).scopes).toEqual(['mcp:read:leads']);
+    expect((await tokenRow(narrower.body.access_token))?.scopes).toEqual(['mcp:read:leads']);
+    // The grant and the new refresh token keep every scope the user approved (RFC 6749 §6).
+    expect((await grantOf(clientId)).scopes).toEqual(full);
+    expect((await tokenRow(narrower.body.refresh_token))?.scopes).toEqual(full);
+    // So a later refresh without scope gets them all back, and may narrow to the other one.
+    const again = await refresh(clientId, narrower.body.refresh_token);
+    expect(again.status).toBe(200);
+    expect(again.body.scope).toBe(full.join(' '));
+    expect((await tokenRow(again.body.access_token))?.scopes).toEqual(full);
+    const other = await refresh(clientId, again.body.refresh_token, { scope: 'mcp:ingest:leads' });
+    expect(other.body.scope).toBe('mcp:ingest:leads');
+  });
+
+  it("a refresh token narrower than its grant is held to its own scopes, not the grant's", async () => {
+    const { clientId, tokens } = await connect(app, cookie, tenantId, {
+      scope: 'mcp:ingest:leads mcp:read:leads',
+    });
+    await withSystemScope(database.db, (trx) =>
+      trx
+        .updateTable('oauth_tokens')
+        .set({ scopes: ['mcp:read:leads'] })
+        .where('token_hash', '=', hashOAuthSecret(tokens.refresh_token))
+        .execute(),
+    );
+    const wider = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:ingest:leads' });
+    expect(wider.body).toEqual({
+      error: 'invalid_scope',
+      error_description: 'The refresh token does not include mcp:ingest:leads',
+    });
+    const plain = await refresh(clientId, tokens.refresh_token);
+    expect(plain.body.scope).toBe('mcp:read:leads');
+    expect((await tokenRow(plain.body.refresh_token))?.scopes).toEqual(['mcp:read:leads']);
   });
 
   it('refuses another client, an access token, an expired refresh token and another resource', async () => {

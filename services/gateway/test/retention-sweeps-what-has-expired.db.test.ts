@@ -67,6 +67,7 @@ it('deletes OAuth requests, codes and tokens a day after expiry, used or not, an
     expiredToken: hash(),
     liveToken: hash(),
   };
+  const scopes = ['mcp:read:leads'];
   await withSystemScope(database.db, async (trx) => {
     await trx
       .insertInto('oauth_clients')
@@ -121,8 +122,20 @@ it('deletes OAuth requests, codes and tokens a day after expiry, used or not, an
     await trx
       .insertInto('oauth_tokens')
       .values([
-        { token_hash: hashes.expiredToken, grant_id: grant.id, kind: 'refresh', expires_at: past },
-        { token_hash: hashes.liveToken, grant_id: grant.id, kind: 'access', expires_at: future },
+        {
+          token_hash: hashes.expiredToken,
+          grant_id: grant.id,
+          kind: 'refresh',
+          scopes,
+          expires_at: past,
+        },
+        {
+          token_hash: hashes.liveToken,
+          grant_id: grant.id,
+          kind: 'access',
+          scopes,
+          expires_at: future,
+        },
       ])
       .execute();
   });

@@ -226,6 +226,7 @@ export function findTokenWithGrant(trx: Trx, tokenHash: string, forUpdate = fals
     .select([
       ...GRANT_COLUMNS,
       't.kind',
+      't.scopes as tokenScopes',
       't.used_at as usedAt',
       sql<boolean>`t.expires_at <= now()`.as('expired'),
     ])
@@ -248,6 +249,8 @@ export async function deleteToken(trx: Trx, tokenHash: string): Promise<void> {
 export interface NewToken {
   hash: string;
   kind: 'access' | 'refresh';
+  /** What it allows: a refresh token, the grant's scopes; an access token, those asked for. */
+  scopes: string[];
   ttlSeconds: number;
 }
 
@@ -259,17 +262,18 @@ export async function insertTokens(trx: Trx, grantId: string, tokens: NewToken[]
         token_hash: token.hash,
         grant_id: grantId,
         kind: token.kind,
+        scopes: token.scopes,
         expires_at: inSeconds(token.ttlSeconds),
       })),
     )
     .execute();
 }
 
-/** Marks the grant used now, narrowing its scopes when `scopes` is given. */
-export async function touchGrant(trx: Trx, grantId: string, scopes?: string[]): Promise<void> {
+/** Marks the grant used now. */
+export async function touchGrant(trx: Trx, grantId: string): Promise<void> {
   await trx
     .updateTable('oauth_grants')
-    .set({ last_used_at: sql<Date>`now()`, ...(scopes ? { scopes } : {}) })
+    .set({ last_used_at: sql<Date>`now()` })
     .where('id', '=', grantId)
     .execute();
 }

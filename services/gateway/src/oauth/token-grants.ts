@@ -50,20 +50,36 @@ async function settle(work: Promise<Outcome>): Promise<TokenResponse> {
   return outcome.tokens;
 }
 
+/** What a new pair allows: the access token `access`, the refresh token `refresh` (wider or equal). */
+interface PairScopes {
+  access: string[];
+  refresh: string[];
+}
+
 /** A new access and refresh token for the grant; only their hashes are stored. */
-async function issueTokens(trx: Trx, grantId: string, scopes: string[]): Promise<TokenResponse> {
+async function issueTokens(trx: Trx, grantId: string, scopes: PairScopes): Promise<TokenResponse> {
   const access = newOAuthSecret('access');
   const refresh = newOAuthSecret('refresh');
   await insertTokens(trx, grantId, [
-    { hash: access.hash, kind: 'access', ttlSeconds: ACCESS_TOKEN_TTL_SECONDS },
-    { hash: refresh.hash, kind: 'refresh', ttlSeconds: REFRESH_TOKEN_TTL_SECONDS },
+    {
+      hash: access.hash,
+      kind: 'access',
+      scopes: scopes.access,
+      ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+    },
+    {
+      hash: refresh.hash,
+      kind: 'refresh',
+      scopes: scopes.refresh,
+      ttlSeconds: REFRESH_TOKEN_TTL_SECONDS,
+    },
   ]);
   return {
     access_token: access.secret,
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     refresh_token: refresh.secret,
-    scope: scopes.join(' '),
+    scope: scopes.access.join(' '),
   };
 }
 
@@ -100,7 +116,9 @@ export function exchangeCode(db: Kysely<Database>, input: CodeExchange): Promise
         return refused('invalid_grant', 'code_verifier does not match the code_challenge');
       await markCodeUsed(trx, codeHash);
       await touchGrant(trx, code.grantId);
-      return { tokens: await issueTokens(trx, code.grantId, code.scopes) };
+      return {
+        tokens: await issueTokens(trx, code.grantId, { access: code.scopes, refresh: code.scopes }),
+      };
     }),
   );
 }
@@ -115,7 +133,10 @@ export interface RefreshExchange {
 
 /**
  * grant_type=refresh_token: rotates (the presented token is used up, a new pair issued). Asking
- * for fewer scopes narrows the grant itself, for good: a token is only ever as wide as its grant.
+ * for fewer scopes narrows the new access token only (OAuth 2.1 §4.3.3, RFC 6749 §6): the new
+ * refresh token keeps the presented one's scopes, and the grant is left as the user approved it,
+ * so a later refresh without `scope` gets every scope back. Wider than the presented refresh
+ * token is invalid_scope.
  */
 export function refreshTokens(
   db: Kysely<Database>,
@@ -139,11 +160,11 @@ export function refreshTokens(
         return refused('invalid_grant', 'The refresh token was issued to another client');
       if (input.resource !== undefined && input.resource !== token.resource)
         return refused('invalid_target', `The grant is for ${token.resource}`);
-      const wider = (input.scopes ?? []).find((scope) => !token.scopes.includes(scope));
-      if (wider) return refused('invalid_scope', `The grant does not include ${wider}`);
-      const scopes = input.scopes ?? token.scopes;
+      const wider = (input.scopes ?? []).find((scope) => !token.tokenScopes.includes(scope));
+      if (wider) return refused('invalid_scope', `The refresh token does not include ${wider}`);
       await markTokenUsed(trx, tokenHash);
-      await touchGrant(trx, token.grantId, input.scopes);
+      await touchGrant(trx, token.grantId);
+      const scopes = { access: input.scopes ?? token.tokenScopes, refresh: token.tokenScopes };
       return { tokens: await issueTokens(trx, token.grantId, scopes) };
     }),
   );
