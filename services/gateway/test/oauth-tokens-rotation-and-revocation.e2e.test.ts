@@ -123,7 +123,8 @@ describe('POST /api/oauth/token, grant_type=authorization_code', () => {
     expect(refreshRow!.expires_at.getTime() - refreshRow!.created_at.getTime()).toBe(
       30 * 24 * 3600 * 1000,
     );
-    expect(grant.last_used_at).not.toBeNull();
+    // "Last used" is the last MCP request (mcp-ingest records it), not a token's issue.
+    expect(grant.last_used_at).toBeNull();
   });
 
   it('accepts the MCP resource named again and refuses another with invalid_target', async () => {
@@ -265,6 +266,8 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     expect(await tokenRow(res.body.access_token)).toMatchObject({ kind: 'access' });
     // The new one rotates in turn.
     expect((await refresh(clientId, res.body.refresh_token)).status).toBe(200);
+    // Neither the exchange nor a refresh is a use of the connection: no MCP request was made.
+    expect((await grantOf(clientId)).last_used_at).toBeNull();
   });
 
   it('a used refresh token presented again revokes the whole grant (reuse detection)', async () => {

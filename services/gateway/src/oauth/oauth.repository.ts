@@ -269,15 +269,6 @@ export async function insertTokens(trx: Trx, grantId: string, tokens: NewToken[]
     .execute();
 }
 
-/** Marks the grant used now. */
-export async function touchGrant(trx: Trx, grantId: string): Promise<void> {
-  await trx
-    .updateTable('oauth_grants')
-    .set({ last_used_at: sql<Date>`now()` })
-    .where('id', '=', grantId)
-    .execute();
-}
-
 /**
  * Revokes a grant: revoked_at set (kept if it already was) and every token of it deleted, so
  * none works a moment longer; its codes can no longer be exchanged (the grant is revoked).

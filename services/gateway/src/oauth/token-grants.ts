@@ -15,7 +15,6 @@ import {
   markCodeUsed,
   markTokenUsed,
   revokeGrant,
-  touchGrant,
 } from './oauth.repository';
 import { verifierMatches } from './pkce';
 
@@ -25,7 +24,8 @@ import { verifierMatches } from './pkce';
  * second sees it used. A used code or refresh token presented again means it leaked (or the
  * client is broken): the whole grant is revoked and its tokens deleted (OAuth 2.1 §4.1.3, §4.3.1).
  * A refusal that revokes must commit, so refusals are returned out of the transaction and thrown
- * after it.
+ * after it. Issuing tokens does not touch the grant's last_used_at: that is the last MCP request,
+ * which mcp-ingest records.
  */
 
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -115,7 +115,6 @@ export function exchangeCode(db: Kysely<Database>, input: CodeExchange): Promise
       if (!verifierMatches(input.codeVerifier, code.codeChallenge))
         return refused('invalid_grant', 'code_verifier does not match the code_challenge');
       await markCodeUsed(trx, codeHash);
-      await touchGrant(trx, code.grantId);
       return {
         tokens: await issueTokens(trx, code.grantId, { access: code.scopes, refresh: code.scopes }),
       };
@@ -163,7 +162,6 @@ export function refreshTokens(
       const wider = (input.scopes ?? []).find((scope) => !token.tokenScopes.includes(scope));
       if (wider) return refused('invalid_scope', `The refresh token does not include ${wider}`);
       await markTokenUsed(trx, tokenHash);
-      await touchGrant(trx, token.grantId);
       const scopes = { access: input.scopes ?? token.tokenScopes, refresh: token.tokenScopes };
       return { tokens: await issueTokens(trx, token.grantId, scopes) };
     }),
