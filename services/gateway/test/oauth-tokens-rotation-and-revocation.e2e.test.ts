@@ -356,6 +356,72 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
   });
 });
 
+describe('concurrent requests on one grant', () => {
+  // Each token request locks the grant before its code or tokens, so requests on one grant are
+  // served one after the other: never a deadlock (a 500), and the second always sees the first.
+
+  const statusesOf = (responses: request.Response[]) => responses.map((r) => r.status).sort();
+
+  it('the same code exchanged twice at once: one pair issued, the other a replay revoking the grant', async () => {
+    const clientId = await registerClient(app);
+    const { requestId, verifier } = await startAuthorization(app, clientId);
+    const code = await approve(app, cookie, requestId, tenantId);
+    const both = await Promise.all([
+      exchange(app, clientId, code, verifier),
+      exchange(app, clientId, code, verifier),
+    ]);
+    expect(statusesOf(both)).toEqual([200, 400]);
+    const issued = both.find((r) => r.status === 200)!;
+    const replay = both.find((r) => r.status === 400)!;
+    expect(replay.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The code was already used; its grant is revoked',
+    });
+    // The replay came after the exchange and revoked its grant: no pair is left working.
+    const grant = await grantOf(clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(await tokenRows(grant.id)).toEqual([]);
+    expect((await refresh(clientId, issued.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('the same refresh token twice at once: one rotation, the other reuse revoking the grant', async () => {
+    const { clientId, tokens } = await connect(app, cookie, tenantId);
+    const both = await Promise.all([
+      refresh(clientId, tokens.refresh_token),
+      refresh(clientId, tokens.refresh_token),
+    ]);
+    expect(statusesOf(both)).toEqual([200, 400]);
+    const rotated = both.find((r) => r.status === 200)!;
+    expect(both.find((r) => r.status === 400)!.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The refresh token was already used; its grant is revoked',
+    });
+    const grant = await grantOf(clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(await tokenRows(grant.id)).toEqual([]);
+    expect((await refresh(clientId, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('a reused refresh token and the live one at once: the grant ends revoked with no token left', async () => {
+    // Either the rotation runs first and the reuse then deletes the pair it issued, or the reuse
+    // runs first and the live token is gone: both orders leave nothing that works.
+    for (let round = 0; round < 4; round += 1) {
+      const { clientId, tokens } = await connect(app, cookie, tenantId);
+      const live = (await refresh(clientId, tokens.refresh_token)).body.refresh_token as string;
+      const both = await Promise.all([
+        refresh(clientId, tokens.refresh_token),
+        refresh(clientId, live),
+        request(app).post('/api/oauth/revoke').type('form').send({ token: live }),
+      ]);
+      for (const res of both) expect(res.status).toBeLessThan(500);
+      expect(both[0].body.error).toBe('invalid_grant');
+      const grant = await grantOf(clientId);
+      expect(grant.revoked_at).not.toBeNull();
+      expect(await tokenRows(grant.id)).toEqual([]);
+    }
+  });
+});
+
 describe('POST /api/oauth/revoke', () => {
   const revoke = (form: Record<string, string>) =>
     request(app).post('/api/oauth/revoke').type('form').send(form);

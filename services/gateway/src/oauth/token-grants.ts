@@ -9,8 +9,8 @@ import type { Kysely } from 'kysely';
 import { OAuthError } from './oauth-errors';
 import {
   deleteToken,
-  findCodeForExchange,
-  findTokenWithGrant,
+  lockCodeWithGrant,
+  lockTokenWithGrant,
   insertTokens,
   markCodeUsed,
   markTokenUsed,
@@ -19,9 +19,10 @@ import {
 import { verifierMatches } from './pkce';
 
 /*
- * The token endpoint's two grants. Each runs in one transaction holding the code or refresh
- * token row locked, so two requests presenting the same one are served one after the other: the
- * second sees it used. A used code or refresh token presented again means it leaked (or the
+ * The token endpoint's two grants. Each runs in one transaction holding the grant, then the code
+ * or refresh token row, locked (the repository's lock order), so two requests presenting the same
+ * one, or two codes or tokens of one grant, are served one after the other: the second sees it
+ * used. A used code or refresh token presented again means it leaked (or the
  * client is broken): the whole grant is revoked and its tokens deleted (OAuth 2.1 §4.1.3, §4.3.1).
  * A refusal that revokes must commit, so refusals are returned out of the transaction and thrown
  * after it. Issuing tokens does not touch the grant's last_used_at: that is the last MCP request,
@@ -98,7 +99,7 @@ export function exchangeCode(db: Kysely<Database>, input: CodeExchange): Promise
   const codeHash = hashOAuthSecret(input.code);
   return settle(
     withSystemScope(db, async (trx): Promise<Outcome> => {
-      const code = await findCodeForExchange(trx, codeHash);
+      const code = await lockCodeWithGrant(trx, codeHash);
       if (!code) return refused('invalid_grant', 'Unknown authorization code');
       if (code.usedAt) {
         await revokeGrant(trx, code.grantId);
@@ -146,7 +147,7 @@ export function refreshTokens(
   const tokenHash = hashOAuthSecret(input.refreshToken);
   return settle(
     withSystemScope(db, async (trx): Promise<Outcome> => {
-      const token = await findTokenWithGrant(trx, tokenHash, true);
+      const token = await lockTokenWithGrant(trx, tokenHash);
       if (!token || token.kind !== 'refresh')
         return refused('invalid_grant', 'Unknown refresh token');
       if (token.usedAt) {
@@ -181,7 +182,7 @@ export async function revokeToken(
   if (!looksLikeOAuthSecret('access', token) && !looksLikeOAuthSecret('refresh', token)) return;
   const tokenHash = hashOAuthSecret(token);
   await withSystemScope(db, async (trx) => {
-    const found = await findTokenWithGrant(trx, tokenHash, true);
+    const found = await lockTokenWithGrant(trx, tokenHash);
     if (!found || (clientId !== undefined && clientId !== found.clientId)) return;
     if (found.kind === 'access') await deleteToken(trx, tokenHash);
     else await revokeGrant(trx, found.grantId);
