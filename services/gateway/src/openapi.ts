@@ -243,7 +243,7 @@ function registerOAuthOperations(registry: OpenAPIRegistry): void {
     description:
       'Where MCP clients find the endpoints below: PKCE S256 only, public clients only ' +
       '(`token_endpoint_auth_methods_supported: ["none"]`), the MCP scopes, Client ID ' +
-      'Metadata Documents supported.',
+      'Metadata Documents supported, `iss` in every authorization response (RFC 9207).',
     auth: 'public',
     success: {
       description: 'The metadata document',

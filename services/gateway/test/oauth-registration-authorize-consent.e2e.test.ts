@@ -106,6 +106,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       revocation_endpoint_auth_methods_supported: ['none'],
       scopes_supported: [...MCP_SCOPES],
       client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     });
   });
 });
