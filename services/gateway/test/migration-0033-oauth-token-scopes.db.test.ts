@@ -52,7 +52,7 @@ it("backfills each token's scopes from its grant, then requires MCP scopes", asy
     (${tokens.wideRefresh}, ${wide}, 'refresh', now() + interval '1 day'),
     (${tokens.narrowAccess}, ${narrow}, 'access', now() + interval '1 hour')`.execute(db);
 
-  const { error } = await migrator.migrateTo('0033_oauth_token_scopes');
+  const { error } = await migrator.migrateTo('0033_oauth_token_scopes_and_client_sweep');
   expect(error).toBeUndefined();
 
   const { rows } = await sql<{ token_hash: string; scopes: string[] }>`
