@@ -9,6 +9,8 @@ import {
 
 export interface McpGrantOptions {
   scopes: McpScope[];
+  /** The access token's own scopes (a refresh may ask for fewer than the grant's); default `scopes`. */
+  tokenScopes?: McpScope[];
   /** The resource the grant is bound to; default the MCP server of `publicBaseUrl`. */
   resource?: string;
   /** The gateway's PUBLIC_BASE_URL the resource is built from (default its default). */
@@ -70,6 +72,7 @@ export async function grantMcpAccess(
         token_hash: token.hash,
         grant_id: grant.id,
         kind: 'access',
+        scopes: options.tokenScopes ?? options.scopes,
         expires_at: new Date(Date.now() + expiresIn * 1000),
       })
       .execute();

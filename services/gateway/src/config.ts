@@ -125,7 +125,12 @@ export const configSchema = serviceEnv.extend({
         "console workspace's build, `services/console/dist`, which `npm start` builds when it " +
         'is missing.',
     ),
-  ...retentionVariables('expiredSessions', 'expiredOAuth', 'rateLimitCounters'),
+  ...retentionVariables(
+    'expiredSessions',
+    'expiredOAuth',
+    'unusedOAuthClients',
+    'rateLimitCounters',
+  ),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -243,7 +243,7 @@ function registerOAuthOperations(registry: OpenAPIRegistry): void {
     description:
       'Where MCP clients find the endpoints below: PKCE S256 only, public clients only ' +
       '(`token_endpoint_auth_methods_supported: ["none"]`), the MCP scopes, Client ID ' +
-      'Metadata Documents supported.',
+      'Metadata Documents supported, `iss` in every authorization response (RFC 9207).',
     auth: 'public',
     success: {
       description: 'The metadata document',
@@ -285,7 +285,8 @@ function registerOAuthOperations(registry: OpenAPIRegistry): void {
     summary: 'Start an authorization (code flow with PKCE S256)',
     description:
       'Opened in the browser. An unknown client_id or a redirect_uri the client did not ' +
-      'register is answered 400 here; other refusals redirect to redirect_uri with `error`, ' +
+      'register (exactly; for a loopback http registration, with any port) is answered 400 ' +
+      'here; other refusals redirect to redirect_uri with `error`, ' +
       '`error_description`, `state` and `iss`. Accepted: 302 to the console page ' +
       '`/oauth/consent?request=<id>`, where the user picks a tenant and approves (10 minutes).',
     auth: 'public',

@@ -15,6 +15,7 @@ import {
   registerClient,
   requestIdOf,
   startAuthorization,
+  tokenCall,
 } from './oauth-flow';
 
 /*
@@ -106,6 +107,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       revocation_endpoint_auth_methods_supported: ['none'],
       scopes_supported: [...MCP_SCOPES],
       client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     });
   });
 });
@@ -266,8 +268,16 @@ describe('GET /api/oauth/authorize', () => {
 
   it.each([
     ['another path', 'http://127.0.0.1:33418/elsewhere'],
-    ['another port', 'http://127.0.0.1:33419/callback'],
+    ['another path, another port', 'http://127.0.0.1:50123/elsewhere'],
+    ['another loopback host', 'http://localhost:33418/callback'],
+    ['another loopback host, another port', 'http://[::1]:50123/callback'],
+    ['https instead of http', 'https://127.0.0.1:33418/callback'],
     ['an added query', `${REDIRECT_URI}?x=1`],
+    ['an added query, another port', 'http://127.0.0.1:50123/callback?x=1'],
+    ['port 0', 'http://127.0.0.1:0/callback'],
+    ['a port over 65535', 'http://127.0.0.1:65536/callback'],
+    ['a port with a leading zero', 'http://127.0.0.1:033418/callback'],
+    ['credentials before the host', 'http://127.0.0.1:50123@evil.example/callback'],
     ['none', undefined],
   ])(
     'answers a redirect_uri not registered exactly (%s) 400 without redirecting',
@@ -282,6 +292,56 @@ describe('GET /api/oauth/authorize', () => {
       expect(res.body.error).toBe('invalid_request');
     },
   );
+
+  it('accepts any port for a loopback registration (OAuth 2.1 §8.4.2); the token request repeats it', async () => {
+    for (const asked of ['http://127.0.0.1:50123/callback', 'http://127.0.0.1/callback']) {
+      const { verifier, challenge } = pkcePair();
+      const res = await authorize(app, {
+        client_id: clientId,
+        redirect_uri: asked,
+        code_challenge: challenge,
+      });
+      expect(res.status).toBe(302);
+      const requestId = requestIdOf(res.headers.location);
+      expect((await requestRow(requestId))?.redirect_uri).toBe(asked);
+      const answered = await decide(app, ownerCookie, requestId, {
+        decision: 'approve',
+        tenant_id: ownerTenant.id,
+      });
+      const back = new URL(answered.body.data.redirect_to);
+      expect(`${back.origin}${back.pathname}`).toBe(asked);
+      const code = back.searchParams.get('code')!;
+      const form = {
+        grant_type: 'authorization_code',
+        code,
+        client_id: clientId,
+        code_verifier: verifier,
+      };
+      // The registered URI is not the one this authorization used: refused, the code kept.
+      const registered = await tokenCall(app, { ...form, redirect_uri: REDIRECT_URI });
+      expect(registered.body).toEqual({
+        error: 'invalid_grant',
+        error_description: 'redirect_uri is not the one of the authorize request',
+      });
+      expect((await tokenCall(app, { ...form, redirect_uri: asked })).status).toBe(200);
+    }
+  });
+
+  it('accepts an https registration only exactly: another port is refused', async () => {
+    const httpsClient = await registerClient(app, ['https://agent.example/cb']);
+    const attempt = (redirectUri: string) =>
+      authorize(app, {
+        client_id: httpsClient,
+        redirect_uri: redirectUri,
+        code_challenge: pkcePair().challenge,
+      });
+    const other = await attempt('https://agent.example:8443/cb');
+    expect(other.status).toBe(400);
+    expect(other.headers.location).toBeUndefined();
+    expect(other.body.error).toBe('invalid_request');
+    expect((await attempt('https://agent.example:443/cb')).status).toBe(400);
+    expect((await attempt('https://agent.example/cb')).status).toBe(302);
+  });
 
   async function refusedByRedirect(params: Record<string, string | undefined>) {
     const res = await authorize(app, {

@@ -123,7 +123,8 @@ describe('POST /api/oauth/token, grant_type=authorization_code', () => {
     expect(refreshRow!.expires_at.getTime() - refreshRow!.created_at.getTime()).toBe(
       30 * 24 * 3600 * 1000,
     );
-    expect(grant.last_used_at).not.toBeNull();
+    // "Last used" is the last MCP request (mcp-ingest records it), not a token's issue.
+    expect(grant.last_used_at).toBeNull();
   });
 
   it('accepts the MCP resource named again and refuses another with invalid_target', async () => {
@@ -265,6 +266,8 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     expect(await tokenRow(res.body.access_token)).toMatchObject({ kind: 'access' });
     // The new one rotates in turn.
     expect((await refresh(clientId, res.body.refresh_token)).status).toBe(200);
+    // Neither the exchange nor a refresh is a use of the connection: no MCP request was made.
+    expect((await grantOf(clientId)).last_used_at).toBeNull();
   });
 
   it('a used refresh token presented again revokes the whole grant (reuse detection)', async () => {
@@ -283,10 +286,11 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     await expectUntouched(other);
   });
 
-  it('narrows the grant to fewer scopes and refuses wider ones with invalid_scope', async () => {
-    const { clientId, tokens } = await connect(app, cookie, tenantId, {
-      scope: 'mcp:ingest:leads mcp:read:leads',
-    });
+  it('a narrower scope narrows the new access token only; wider ones are invalid_scope', async () => {
+    const full = ['mcp:ingest:leads', 'mcp:read:leads'];
+    const { clientId, tokens } = await connect(app, cookie, tenantId, { scope: full.join(' ') });
+    expect((await tokenRow(tokens.access_token))?.scopes).toEqual(full);
+    expect((await tokenRow(tokens.refresh_token))?.scopes).toEqual(full);
     const wider = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:read:deals' });
     expect(wider.status).toBe(400);
     expect(wider.body.error).toBe('invalid_scope');
@@ -294,7 +298,38 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
     const narrower = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:read:leads' });
     expect(narrower.status).toBe(200);
     expect(narrower.body.scope).toBe('mcp:read:leads');
-    expect((await grantOf(clientId)).scopes).toEqual(['mcp:read:leads']);
+    expect((await tokenRow(narrower.body.access_token))?.scopes).toEqual(['mcp:read:leads']);
+    // The grant and the new refresh token keep every scope the user approved (RFC 6749 §6).
+    expect((await grantOf(clientId)).scopes).toEqual(full);
+    expect((await tokenRow(narrower.body.refresh_token))?.scopes).toEqual(full);
+    // So a later refresh without scope gets them all back, and may narrow to the other one.
+    const again = await refresh(clientId, narrower.body.refresh_token);
+    expect(again.status).toBe(200);
+    expect(again.body.scope).toBe(full.join(' '));
+    expect((await tokenRow(again.body.access_token))?.scopes).toEqual(full);
+    const other = await refresh(clientId, again.body.refresh_token, { scope: 'mcp:ingest:leads' });
+    expect(other.body.scope).toBe('mcp:ingest:leads');
+  });
+
+  it("a refresh token narrower than its grant is held to its own scopes, not the grant's", async () => {
+    const { clientId, tokens } = await connect(app, cookie, tenantId, {
+      scope: 'mcp:ingest:leads mcp:read:leads',
+    });
+    await withSystemScope(database.db, (trx) =>
+      trx
+        .updateTable('oauth_tokens')
+        .set({ scopes: ['mcp:read:leads'] })
+        .where('token_hash', '=', hashOAuthSecret(tokens.refresh_token))
+        .execute(),
+    );
+    const wider = await refresh(clientId, tokens.refresh_token, { scope: 'mcp:ingest:leads' });
+    expect(wider.body).toEqual({
+      error: 'invalid_scope',
+      error_description: 'The refresh token does not include mcp:ingest:leads',
+    });
+    const plain = await refresh(clientId, tokens.refresh_token);
+    expect(plain.body.scope).toBe('mcp:read:leads');
+    expect((await tokenRow(plain.body.refresh_token))?.scopes).toEqual(['mcp:read:leads']);
   });
 
   it('refuses another client, an access token, an expired refresh token and another resource', async () => {
@@ -318,6 +353,72 @@ describe('POST /api/oauth/token, grant_type=refresh_token', () => {
       error: 'invalid_grant',
       error_description: 'The refresh token has expired',
     });
+  });
+});
+
+describe('concurrent requests on one grant', () => {
+  // Each token request locks the grant before its code or tokens, so requests on one grant are
+  // served one after the other: never a deadlock (a 500), and the second always sees the first.
+
+  const statusesOf = (responses: request.Response[]) => responses.map((r) => r.status).sort();
+
+  it('the same code exchanged twice at once: one pair issued, the other a replay revoking the grant', async () => {
+    const clientId = await registerClient(app);
+    const { requestId, verifier } = await startAuthorization(app, clientId);
+    const code = await approve(app, cookie, requestId, tenantId);
+    const both = await Promise.all([
+      exchange(app, clientId, code, verifier),
+      exchange(app, clientId, code, verifier),
+    ]);
+    expect(statusesOf(both)).toEqual([200, 400]);
+    const issued = both.find((r) => r.status === 200)!;
+    const replay = both.find((r) => r.status === 400)!;
+    expect(replay.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The code was already used; its grant is revoked',
+    });
+    // The replay came after the exchange and revoked its grant: no pair is left working.
+    const grant = await grantOf(clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(await tokenRows(grant.id)).toEqual([]);
+    expect((await refresh(clientId, issued.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('the same refresh token twice at once: one rotation, the other reuse revoking the grant', async () => {
+    const { clientId, tokens } = await connect(app, cookie, tenantId);
+    const both = await Promise.all([
+      refresh(clientId, tokens.refresh_token),
+      refresh(clientId, tokens.refresh_token),
+    ]);
+    expect(statusesOf(both)).toEqual([200, 400]);
+    const rotated = both.find((r) => r.status === 200)!;
+    expect(both.find((r) => r.status === 400)!.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The refresh token was already used; its grant is revoked',
+    });
+    const grant = await grantOf(clientId);
+    expect(grant.revoked_at).not.toBeNull();
+    expect(await tokenRows(grant.id)).toEqual([]);
+    expect((await refresh(clientId, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('a reused refresh token and the live one at once: the grant ends revoked with no token left', async () => {
+    // Either the rotation runs first and the reuse then deletes the pair it issued, or the reuse
+    // runs first and the live token is gone: both orders leave nothing that works.
+    for (let round = 0; round < 4; round += 1) {
+      const { clientId, tokens } = await connect(app, cookie, tenantId);
+      const live = (await refresh(clientId, tokens.refresh_token)).body.refresh_token as string;
+      const both = await Promise.all([
+        refresh(clientId, tokens.refresh_token),
+        refresh(clientId, live),
+        request(app).post('/api/oauth/revoke').type('form').send({ token: live }),
+      ]);
+      for (const res of both) expect(res.status).toBeLessThan(500);
+      expect(both[0].body.error).toBe('invalid_grant');
+      const grant = await grantOf(clientId);
+      expect(grant.revoked_at).not.toBeNull();
+      expect(await tokenRows(grant.id)).toEqual([]);
+    }
   });
 });
 

@@ -10,8 +10,9 @@ import { gatewayRetention } from '../src/retention/retention-sweeps';
 /*
  * The gateway's retention: sessions, OAuth authorization requests, codes and tokens are
  * removed once expired, rate-limit counters once their window has ended (the sweep that
- * replaced rate-limiter-flexible's timer per limiter); rows a minute from expiry stay. Each
- * batch reads the table's expiry index.
+ * replaced rate-limiter-flexible's timer per limiter); rows a minute from expiry stay. OAuth
+ * clients nobody connected go 30 days after they were created. Each batch reads the table's
+ * expiry (or creation) index.
  */
 let database: Db;
 const retention = gatewayRetention(configSchema.parse({}));
@@ -67,6 +68,7 @@ it('deletes OAuth requests, codes and tokens a day after expiry, used or not, an
     expiredToken: hash(),
     liveToken: hash(),
   };
+  const scopes = ['mcp:read:leads'];
   await withSystemScope(database.db, async (trx) => {
     await trx
       .insertInto('oauth_clients')
@@ -121,8 +123,20 @@ it('deletes OAuth requests, codes and tokens a day after expiry, used or not, an
     await trx
       .insertInto('oauth_tokens')
       .values([
-        { token_hash: hashes.expiredToken, grant_id: grant.id, kind: 'refresh', expires_at: past },
-        { token_hash: hashes.liveToken, grant_id: grant.id, kind: 'access', expires_at: future },
+        {
+          token_hash: hashes.expiredToken,
+          grant_id: grant.id,
+          kind: 'refresh',
+          scopes,
+          expires_at: past,
+        },
+        {
+          token_hash: hashes.liveToken,
+          grant_id: grant.id,
+          kind: 'access',
+          scopes,
+          expires_at: future,
+        },
       ])
       .execute();
   });
@@ -136,6 +150,152 @@ it('deletes OAuth requests, codes and tokens a day after expiry, used or not, an
   expect(await keysOf('oauth_tokens', 'token_hash')).toEqual([hashes.liveToken]);
   // The grant is the tenant's and not expiring: untouched.
   expect(await keysOf('oauth_grants', 'tenant_id')).toEqual([tenant.id]);
+});
+
+describe('OAuth clients nobody connected', () => {
+  const DAY = 24 * 60 * MINUTE;
+  const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
+  const challenge = 'a'.repeat(43);
+  let tenantId: string;
+  beforeAll(async () => {
+    tenantId = (await createTenant(database)).id;
+  });
+
+  const addClient = (
+    clientId: string,
+    createdAt: Date,
+    source: 'registration' | 'metadata_document' = 'registration',
+  ) =>
+    withSystemScope(database.db, (trx) =>
+      trx
+        .insertInto('oauth_clients')
+        .values({
+          client_id: clientId,
+          client_name: 'Agent',
+          redirect_uris: ['https://a.example/cb'],
+          source,
+          created_at: createdAt,
+          fetched_at: createdAt,
+        })
+        .execute(),
+    );
+  const grantValues = (clientId: string, revoked: boolean) => ({
+    tenant_id: tenantId,
+    client_id: clientId,
+    client_name: 'Agent',
+    redirect_host: 'a.example',
+    scopes: ['mcp:read:leads'],
+    resource: 'http://localhost:8080/api/mcp',
+    revoked_at: revoked ? new Date() : null,
+  });
+  const addRequest = (clientId: string, expiresAt: Date) =>
+    withSystemScope(database.db, (trx) =>
+      trx
+        .insertInto('oauth_authorization_requests')
+        .values({
+          id: `request-${randomUUID()}`,
+          client_id: clientId,
+          redirect_uri: 'https://a.example/cb',
+          scopes: ['mcp:read:leads'],
+          code_challenge: challenge,
+          resource: 'http://localhost:8080/api/mcp',
+          expires_at: expiresAt,
+        })
+        .execute(),
+    );
+  const clientsAmong = async (ids: string[]) =>
+    (await keysOf('oauth_clients', 'client_id')).filter((id) => ids.includes(id)).sort();
+
+  it('deletes those created over 30 days ago without a grant or a pending request, registered or cached', async () => {
+    const id = (what: string) => `${what}-${randomUUID()}`;
+    const ids = {
+      registered: id('registered'),
+      document: `https://agent.example/${randomUUID()}`,
+      expiredRequestOnly: id('expired-request'),
+      granted: id('granted'),
+      revokedGrant: id('revoked-grant'),
+      pending: id('pending'),
+      recent: id('recent'),
+    };
+    await addClient(ids.registered, daysAgo(31));
+    await addClient(ids.document, daysAgo(31), 'metadata_document');
+    await addClient(ids.expiredRequestOnly, daysAgo(31));
+    await addClient(ids.granted, daysAgo(90));
+    await addClient(ids.revokedGrant, daysAgo(90));
+    await addClient(ids.pending, daysAgo(31));
+    await addClient(ids.recent, daysAgo(29));
+    await addRequest(ids.expiredRequestOnly, new Date(Date.now() - MINUTE));
+    await addRequest(ids.pending, new Date(Date.now() + MINUTE));
+    await withSystemScope(database.db, (trx) =>
+      trx
+        .insertInto('oauth_grants')
+        .values([grantValues(ids.granted, false), grantValues(ids.revokedGrant, true)])
+        .execute(),
+    );
+    const all = Object.values(ids);
+
+    // Health's question: the oldest client the sweep would remove (the granted ones are older).
+    const oldest = await sweepOf('oauth_clients').oldestBefore(database.db, daysAgo(30));
+    expect(Math.abs(oldest!.getTime() - daysAgo(31).getTime())).toBeLessThan(MINUTE);
+    expect(await sweepNow(sweepOf('oauth_clients'))).toBe(3);
+    expect(await clientsAmong(all)).toEqual(
+      [ids.granted, ids.revokedGrant, ids.pending, ids.recent].sort(),
+    );
+    // The grants, the tenant's records, are untouched; the expired request went with its client.
+    expect(
+      (await keysOf('oauth_grants', 'client_id')).filter((c) => all.includes(c)).sort(),
+    ).toEqual([ids.granted, ids.revokedGrant].sort());
+    expect(
+      (await keysOf('oauth_authorization_requests', 'client_id')).filter((c) => all.includes(c)),
+    ).toEqual([ids.pending]);
+    expect(await sweepNow(sweepOf('oauth_clients'))).toBe(0);
+    expect(await sweepOf('oauth_clients').oldestBefore(database.db, daysAgo(30))).toBeNull();
+  });
+
+  it('skips a client a grant is being written for, and keeps it once the grant commits', async () => {
+    const clientId = `being-granted-${randomUUID()}`;
+    await addClient(clientId, daysAgo(40));
+    // The consent approval's transaction, still open: its grant refers to the client.
+    const held = await database.pool.connect();
+    try {
+      await held.query('BEGIN');
+      const grant = grantValues(clientId, false);
+      await held.query(
+        `INSERT INTO oauth_grants (tenant_id, client_id, client_name, redirect_host, scopes, resource)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [
+          grant.tenant_id,
+          clientId,
+          grant.client_name,
+          grant.redirect_host,
+          grant.scopes,
+          grant.resource,
+        ],
+      );
+      expect(await sweepNow(sweepOf('oauth_clients'))).toBe(0);
+      expect(await clientsAmong([clientId])).toEqual([clientId]);
+      await held.query('COMMIT');
+    } finally {
+      held.release();
+    }
+    expect(await sweepNow(sweepOf('oauth_clients'))).toBe(0);
+    expect(await clientsAmong([clientId])).toEqual([clientId]);
+    expect((await keysOf('oauth_grants', 'client_id')).filter((c) => c === clientId)).toHaveLength(
+      1,
+    );
+  });
+
+  it('keeps a client for RETENTION_UNUSED_OAUTH_CLIENTS_DAYS when set', async () => {
+    const longer = gatewayRetention(
+      configSchema.parse({ RETENTION_UNUSED_OAUTH_CLIENTS_DAYS: '90' }),
+    ).sweeps.find((sweep) => sweep.table === 'oauth_clients')!;
+    expect(longer.keepMs).toBe(90 * DAY);
+    const clientId = `kept-longer-${randomUUID()}`;
+    await addClient(clientId, daysAgo(60));
+    expect(await sweepNow(longer)).toBe(0);
+    expect(await clientsAmong([clientId])).toEqual([clientId]);
+    expect(() => configSchema.parse({ RETENTION_UNUSED_OAUTH_CLIENTS_DAYS: '0' })).toThrow();
+  });
 });
 
 it('deletes the rate-limit counters whose window has ended, and keeps running windows', async () => {
@@ -153,6 +313,7 @@ it('each batch and health question reads the head of the expiry index, without a
     oauth_authorization_requests: 'oauth_authorization_requests_by_expiry',
     oauth_codes: 'oauth_codes_by_expiry',
     oauth_tokens: 'oauth_tokens_by_expiry',
+    oauth_clients: 'oauth_clients_by_created',
     rate_limits: 'rate_limits_by_expiry',
   };
   expect(retention.sweeps.map((s) => s.table).sort()).toEqual(Object.keys(indexes).sort());

@@ -11,7 +11,13 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Db } from '@crm/shared/db';
 import { hashOAuthSecret, MCP_SCOPES } from '@crm/shared/mcp-access';
-import { sessionClient, tenantRows, tenantSession, usePlatformBehindGateway } from '@crm/test-kit';
+import {
+  eventually,
+  sessionClient,
+  tenantRows,
+  tenantSession,
+  usePlatformBehindGateway,
+} from '@crm/test-kit';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { service } from '../src/main';
@@ -123,8 +129,10 @@ async function grantsOf(tenantId: string) {
   const { rows } = await sql<{
     id: string;
     revoked_at: Date | null;
+    last_used_at: Date | null;
     scopes: string[];
-  }>`SELECT id, revoked_at, scopes FROM oauth_grants WHERE tenant_id = ${tenantId}`.execute(db.db);
+  }>`SELECT id, revoked_at, last_used_at, scopes FROM oauth_grants
+    WHERE tenant_id = ${tenantId}`.execute(db.db);
   return rows;
 }
 
@@ -167,6 +175,8 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     const asked = (authorizationUrl.searchParams.get('scope') as string).split(' ').sort();
     expect(asked).toEqual([...MCP_SCOPES].sort());
     expect(grant.scopes.sort()).toEqual(asked);
+    // Signing in is not a use of the connection: "last used" is the last MCP request.
+    expect(grant.last_used_at).toBeNull();
     const stored = await tokensOf(grant.id);
     expect(stored.map((t) => t.token_hash)).toContain(hashOAuthSecret(tokens.access_token));
     expect(JSON.stringify(stored)).not.toContain(tokens.access_token);
@@ -196,6 +206,10 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     expect(found.isError).toBeFalsy();
     expect(JSON.stringify(found.structuredContent)).toContain('oauth-agent@example.test');
     await client.close();
+    // mcp-ingest records the use after answering (at most once a minute): read until it lands.
+    await eventually(async () => {
+      expect((await grantsOf(owner.tenantId))[0].last_used_at).not.toBeNull();
+    });
 
     // 4. An access token the server no longer accepts: the SDK refreshes, and the refresh
     //    token rotates (the old one is marked used, a new pair is stored).

@@ -201,6 +201,33 @@ describe('POST /api/mcp with an OAuth access token', () => {
       total_exact: true,
     });
   });
+
+  it("an access token narrowed at refresh allows its own scopes only, not its grant's", async () => {
+    const owner = await tenantSession(stack, db, 'owner');
+    const { accessToken } = await grantMcpAccess(db, owner.tenantId, {
+      scopes: ['mcp:ingest:leads', 'mcp:read:leads'],
+      tokenScopes: ['mcp:read:leads'],
+      publicBaseUrl: PUBLIC_BASE_URL,
+    });
+    const before = await tenantRowCounts(db, owner.tenantId);
+    const ingest = await mcpPost(accessToken, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'ingest_leads', arguments: { records: [{ email: 'narrow@example.com' }] } },
+    });
+    expect(ingest.status).toBe(403);
+    expect(ingest.headers['www-authenticate']).toContain('scope="mcp:ingest:leads"');
+    expect(await tenantRowCounts(db, owner.tenantId)).toEqual(before);
+    const search = await mcpPost(accessToken, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'search_leads', arguments: { limit: 5 } },
+    });
+    expect(search.status).toBe(200);
+    expect(search.body.result.structuredContent.total).toBe(0);
+  });
 });
 
 describe('MCP keys beside tokens', () => {

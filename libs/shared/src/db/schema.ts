@@ -608,6 +608,8 @@ export interface OAuthTokensTable {
   token_hash: string;
   grant_id: string;
   kind: 'access' | 'refresh';
+  /** What the token allows: a refresh token, its grant's scopes; an access token, those asked for. */
+  scopes: string[];
   created_at: Generated<Date>;
   expires_at: Timestamp;
   used_at: Date | null;

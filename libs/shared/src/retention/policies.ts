@@ -110,6 +110,19 @@ export const RETENTION_POLICIES = {
     defaultValue: 1440,
     unit: 'minutes',
   },
+  unusedOAuthClients: {
+    name: 'oauth_clients (unused)',
+    removes:
+      'OAuth clients (registered, or cached Client ID Metadata Documents) that have no grant ' +
+      'and no pending authorization request, by created_at',
+    why:
+      'registration is open (limited per IP), so clients nobody connected would pile up; a ' +
+      'client with a grant (revoked included) stays with it, and a metadata document is ' +
+      'fetched again when next used',
+    variable: 'RETENTION_UNUSED_OAUTH_CLIENTS_DAYS',
+    defaultValue: 30,
+    unit: 'days',
+  },
   migrateNonces: {
     name: 'migrate_nonces',
     removes: 'migrate request nonces, by seen_at, past twice the signature skew window',

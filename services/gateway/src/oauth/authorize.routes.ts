@@ -9,7 +9,7 @@ import { OAuthError } from './oauth-errors';
 import { insertAuthorizationRequest } from './oauth.repository';
 import { oauthParams, parseScopes } from './oauth.schema';
 import { CODE_CHALLENGE } from './pkce';
-import { redirectWith } from './redirect-uri';
+import { redirectUriRegistered, redirectWith } from './redirect-uri';
 
 /** How long the user has to answer on the consent page. */
 export const AUTHORIZATION_REQUEST_TTL_SECONDS = 10 * 60;
@@ -26,10 +26,11 @@ export interface AuthorizeOptions {
 
 /**
  * `GET /authorize` (OAuth 2.1 authorization code with PKCE S256). An unknown client or a
- * redirect_uri the client did not register is answered 400 here, never redirected (the redirect
- * would go to an address nobody vouched for). Every other refusal goes back to the client's
- * redirect_uri with `error`, `error_description`, `state` and `iss` (RFC 9207). An acceptable
- * request is stored for ten minutes and the browser sent to the console's consent page.
+ * redirect_uri the client did not register (exactly, but for a loopback URI's port: see
+ * redirectUriRegistered) is answered 400 here, never redirected (the redirect would go to an
+ * address nobody vouched for). Every other refusal goes back to the client's redirect_uri with
+ * `error`, `error_description`, `state` and `iss` (RFC 9207). An acceptable request is stored for
+ * ten minutes and the browser sent to the console's consent page.
  */
 export function authorizeRoutes(options: AuthorizeOptions): Router {
   const { db, issuer, resource } = options;
@@ -40,7 +41,7 @@ export function authorizeRoutes(options: AuthorizeOptions): Router {
     const redirectUri = params.required('redirect_uri');
     const client = await resolveClient(db, options.fetchDocument, clientId);
     if (!client) throw new OAuthError('invalid_client', 'Unknown client_id');
-    if (!client.redirectUris.includes(redirectUri))
+    if (!redirectUriRegistered(client.redirectUris, redirectUri))
       throw new OAuthError('invalid_request', 'redirect_uri is not one the client registered');
 
     let state: string | undefined;

@@ -18,6 +18,8 @@ export function authorizationServerMetadata(issuer: string) {
     revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...MCP_SCOPES],
     client_id_metadata_document_supported: true,
+    // Every authorization response (code or error) carries `iss` (RFC 9207).
+    authorization_response_iss_parameter_supported: true,
   };
 }
 

@@ -193,8 +193,32 @@ const GRANT_COLUMNS = [
   'g.revoked_at as revokedAt',
 ] as const;
 
-/** A code by its hash with its grant, locked until the exchange commits (single use). */
-export function findCodeForExchange(trx: Trx, codeHash: string) {
+/*
+ * Lock order. Every transaction that changes a grant's codes or tokens (an exchange, a rotation,
+ * a revocation, reuse detection revoking the whole grant) first locks the grant row, then the
+ * code or token it was handed, then (revoking) the grant's other tokens. One order for all, so
+ * two such transactions queue on the grant instead of each holding a row the other waits for (a
+ * deadlock, which Postgres ends by failing one of them). The grant a code or token belongs to
+ * never changes, so it is read unlocked first.
+ */
+
+/** Locks the grant row until the transaction ends (see the lock order above). */
+async function lockGrant(trx: Trx, grantId: string): Promise<void> {
+  await trx.selectFrom('oauth_grants').select('id').where('id', '=', grantId).forUpdate().execute();
+}
+
+/**
+ * A code by its hash with its grant, the grant then the code locked until the exchange commits
+ * (single use: a second exchange of it waits, then finds it used).
+ */
+export async function lockCodeWithGrant(trx: Trx, codeHash: string) {
+  const code = await trx
+    .selectFrom('oauth_codes')
+    .select('grant_id')
+    .where('code_hash', '=', codeHash)
+    .executeTakeFirst();
+  if (!code) return undefined;
+  await lockGrant(trx, code.grant_id);
   return trx
     .selectFrom('oauth_codes as c')
     .innerJoin('oauth_grants as g', 'g.id', 'c.grant_id')
@@ -218,19 +242,31 @@ export async function markCodeUsed(trx: Trx, codeHash: string): Promise<void> {
     .execute();
 }
 
-/** A token by its hash with its grant; locked when `forUpdate` (a refresh token's rotation). */
-export function findTokenWithGrant(trx: Trx, tokenHash: string, forUpdate = false) {
-  const query = trx
+/**
+ * A token by its hash with its grant, the grant then the token locked until the transaction ends
+ * (a refresh token's rotation, a revocation).
+ */
+export async function lockTokenWithGrant(trx: Trx, tokenHash: string) {
+  const token = await trx
+    .selectFrom('oauth_tokens')
+    .select('grant_id')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!token) return undefined;
+  await lockGrant(trx, token.grant_id);
+  return trx
     .selectFrom('oauth_tokens as t')
     .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
     .select([
       ...GRANT_COLUMNS,
       't.kind',
+      't.scopes as tokenScopes',
       't.used_at as usedAt',
       sql<boolean>`t.expires_at <= now()`.as('expired'),
     ])
-    .where('t.token_hash', '=', tokenHash);
-  return (forUpdate ? query.forUpdate('t') : query).executeTakeFirst();
+    .where('t.token_hash', '=', tokenHash)
+    .forUpdate('t')
+    .executeTakeFirst();
 }
 
 export async function markTokenUsed(trx: Trx, tokenHash: string): Promise<void> {
@@ -248,6 +284,8 @@ export async function deleteToken(trx: Trx, tokenHash: string): Promise<void> {
 export interface NewToken {
   hash: string;
   kind: 'access' | 'refresh';
+  /** What it allows: a refresh token, the grant's scopes; an access token, those asked for. */
+  scopes: string[];
   ttlSeconds: number;
 }
 
@@ -259,24 +297,17 @@ export async function insertTokens(trx: Trx, grantId: string, tokens: NewToken[]
         token_hash: token.hash,
         grant_id: grantId,
         kind: token.kind,
+        scopes: token.scopes,
         expires_at: inSeconds(token.ttlSeconds),
       })),
     )
     .execute();
 }
 
-/** Marks the grant used now, narrowing its scopes when `scopes` is given. */
-export async function touchGrant(trx: Trx, grantId: string, scopes?: string[]): Promise<void> {
-  await trx
-    .updateTable('oauth_grants')
-    .set({ last_used_at: sql<Date>`now()`, ...(scopes ? { scopes } : {}) })
-    .where('id', '=', grantId)
-    .execute();
-}
-
 /**
  * Revokes a grant: revoked_at set (kept if it already was) and every token of it deleted, so
- * none works a moment longer; its codes can no longer be exchanged (the grant is revoked).
+ * none works a moment longer; its codes can no longer be exchanged (the grant is revoked). The
+ * grant is updated first, which locks it before its tokens (the lock order above).
  */
 export async function revokeGrant(trx: Trx, grantId: string): Promise<void> {
   await trx

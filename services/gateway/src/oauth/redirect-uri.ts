@@ -43,6 +43,39 @@ export function redirectUrisRefusal(values: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A loopback http redirect URI cut at its port, on the string as written (no normalisation, so
+ * every other byte is compared as is): scheme and host, the port's digits (may be absent), the
+ * rest (path and query). Undefined for anything else, https included.
+ */
+const LOOPBACK_REDIRECT = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::(\d+))?([/?].*)?$/;
+
+function loopbackParts(uri: string): { origin: string; port?: string; rest: string } | undefined {
+  const match = LOOPBACK_REDIRECT.exec(uri);
+  return match ? { origin: match[1], port: match[2], rest: match[3] ?? '' } : undefined;
+}
+
+/** A port an authorize request may name: 1 to 65535, written without leading zeros. */
+const isPort = (port: string) => /^[1-9]\d{0,4}$/.test(port) && Number(port) <= 65535;
+
+/**
+ * Whether an authorize request's `redirect_uri` is one the client registered: byte for byte,
+ * except that for a loopback http registration (127.0.0.1, [::1], localhost) any port is
+ * accepted, with scheme, host, path and query still exactly as registered (OAuth 2.1 §8.4.2,
+ * RFC 8252 §7.3: a native app listens on whatever port is free when it starts). https URIs, and
+ * any other difference, must match exactly. The token request then repeats the URI the
+ * authorize request used, port included (stored with the code).
+ */
+export function redirectUriRegistered(registered: readonly string[], asked: string): boolean {
+  if (registered.includes(asked)) return true;
+  const wanted = loopbackParts(asked);
+  if (!wanted || (wanted.port !== undefined && !isPort(wanted.port))) return false;
+  return registered.some((uri) => {
+    const listed = loopbackParts(uri);
+    return listed?.origin === wanted.origin && listed.rest === wanted.rest;
+  });
+}
+
 /** The host (and port) a consent screen and the tenant's connection list show for a client. */
 export function redirectHost(redirectUri: string): string {
   return new URL(redirectUri).host;

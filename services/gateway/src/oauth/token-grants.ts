@@ -9,23 +9,24 @@ import type { Kysely } from 'kysely';
 import { OAuthError } from './oauth-errors';
 import {
   deleteToken,
-  findCodeForExchange,
-  findTokenWithGrant,
+  lockCodeWithGrant,
+  lockTokenWithGrant,
   insertTokens,
   markCodeUsed,
   markTokenUsed,
   revokeGrant,
-  touchGrant,
 } from './oauth.repository';
 import { verifierMatches } from './pkce';
 
 /*
- * The token endpoint's two grants. Each runs in one transaction holding the code or refresh
- * token row locked, so two requests presenting the same one are served one after the other: the
- * second sees it used. A used code or refresh token presented again means it leaked (or the
+ * The token endpoint's two grants. Each runs in one transaction holding the grant, then the code
+ * or refresh token row, locked (the repository's lock order), so two requests presenting the same
+ * one, or two codes or tokens of one grant, are served one after the other: the second sees it
+ * used. A used code or refresh token presented again means it leaked (or the
  * client is broken): the whole grant is revoked and its tokens deleted (OAuth 2.1 §4.1.3, §4.3.1).
  * A refusal that revokes must commit, so refusals are returned out of the transaction and thrown
- * after it.
+ * after it. Issuing tokens does not touch the grant's last_used_at: that is the last MCP request,
+ * which mcp-ingest records.
  */
 
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -50,20 +51,36 @@ async function settle(work: Promise<Outcome>): Promise<TokenResponse> {
   return outcome.tokens;
 }
 
+/** What a new pair allows: the access token `access`, the refresh token `refresh` (wider or equal). */
+interface PairScopes {
+  access: string[];
+  refresh: string[];
+}
+
 /** A new access and refresh token for the grant; only their hashes are stored. */
-async function issueTokens(trx: Trx, grantId: string, scopes: string[]): Promise<TokenResponse> {
+async function issueTokens(trx: Trx, grantId: string, scopes: PairScopes): Promise<TokenResponse> {
   const access = newOAuthSecret('access');
   const refresh = newOAuthSecret('refresh');
   await insertTokens(trx, grantId, [
-    { hash: access.hash, kind: 'access', ttlSeconds: ACCESS_TOKEN_TTL_SECONDS },
-    { hash: refresh.hash, kind: 'refresh', ttlSeconds: REFRESH_TOKEN_TTL_SECONDS },
+    {
+      hash: access.hash,
+      kind: 'access',
+      scopes: scopes.access,
+      ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+    },
+    {
+      hash: refresh.hash,
+      kind: 'refresh',
+      scopes: scopes.refresh,
+      ttlSeconds: REFRESH_TOKEN_TTL_SECONDS,
+    },
   ]);
   return {
     access_token: access.secret,
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     refresh_token: refresh.secret,
-    scope: scopes.join(' '),
+    scope: scopes.access.join(' '),
   };
 }
 
@@ -82,7 +99,7 @@ export function exchangeCode(db: Kysely<Database>, input: CodeExchange): Promise
   const codeHash = hashOAuthSecret(input.code);
   return settle(
     withSystemScope(db, async (trx): Promise<Outcome> => {
-      const code = await findCodeForExchange(trx, codeHash);
+      const code = await lockCodeWithGrant(trx, codeHash);
       if (!code) return refused('invalid_grant', 'Unknown authorization code');
       if (code.usedAt) {
         await revokeGrant(trx, code.grantId);
@@ -99,8 +116,9 @@ export function exchangeCode(db: Kysely<Database>, input: CodeExchange): Promise
       if (!verifierMatches(input.codeVerifier, code.codeChallenge))
         return refused('invalid_grant', 'code_verifier does not match the code_challenge');
       await markCodeUsed(trx, codeHash);
-      await touchGrant(trx, code.grantId);
-      return { tokens: await issueTokens(trx, code.grantId, code.scopes) };
+      return {
+        tokens: await issueTokens(trx, code.grantId, { access: code.scopes, refresh: code.scopes }),
+      };
     }),
   );
 }
@@ -115,7 +133,10 @@ export interface RefreshExchange {
 
 /**
  * grant_type=refresh_token: rotates (the presented token is used up, a new pair issued). Asking
- * for fewer scopes narrows the grant itself, for good: a token is only ever as wide as its grant.
+ * for fewer scopes narrows the new access token only (OAuth 2.1 §4.3.3, RFC 6749 §6): the new
+ * refresh token keeps the presented one's scopes, and the grant is left as the user approved it,
+ * so a later refresh without `scope` gets every scope back. Wider than the presented refresh
+ * token is invalid_scope.
  */
 export function refreshTokens(
   db: Kysely<Database>,
@@ -126,7 +147,7 @@ export function refreshTokens(
   const tokenHash = hashOAuthSecret(input.refreshToken);
   return settle(
     withSystemScope(db, async (trx): Promise<Outcome> => {
-      const token = await findTokenWithGrant(trx, tokenHash, true);
+      const token = await lockTokenWithGrant(trx, tokenHash);
       if (!token || token.kind !== 'refresh')
         return refused('invalid_grant', 'Unknown refresh token');
       if (token.usedAt) {
@@ -139,11 +160,10 @@ export function refreshTokens(
         return refused('invalid_grant', 'The refresh token was issued to another client');
       if (input.resource !== undefined && input.resource !== token.resource)
         return refused('invalid_target', `The grant is for ${token.resource}`);
-      const wider = (input.scopes ?? []).find((scope) => !token.scopes.includes(scope));
-      if (wider) return refused('invalid_scope', `The grant does not include ${wider}`);
-      const scopes = input.scopes ?? token.scopes;
+      const wider = (input.scopes ?? []).find((scope) => !token.tokenScopes.includes(scope));
+      if (wider) return refused('invalid_scope', `The refresh token does not include ${wider}`);
       await markTokenUsed(trx, tokenHash);
-      await touchGrant(trx, token.grantId, input.scopes);
+      const scopes = { access: input.scopes ?? token.tokenScopes, refresh: token.tokenScopes };
       return { tokens: await issueTokens(trx, token.grantId, scopes) };
     }),
   );
@@ -162,7 +182,7 @@ export async function revokeToken(
   if (!looksLikeOAuthSecret('access', token) && !looksLikeOAuthSecret('refresh', token)) return;
   const tokenHash = hashOAuthSecret(token);
   await withSystemScope(db, async (trx) => {
-    const found = await findTokenWithGrant(trx, tokenHash, true);
+    const found = await lockTokenWithGrant(trx, tokenHash);
     if (!found || (clientId !== undefined && clientId !== found.clientId)) return;
     if (found.kind === 'access') await deleteToken(trx, tokenHash);
     else await revokeGrant(trx, found.grantId);

@@ -9,18 +9,22 @@ import type { Config } from '../config';
 import {
   deleteCountersExpiredBefore,
   deleteExpiredBefore,
+  deleteUnusedClientsBefore,
   EXPIRING_TABLES,
   oldestCounterExpiredBefore,
   oldestExpiredBefore,
+  oldestUnusedClientBefore,
 } from './retention.repository';
 
 /**
  * The gateway sweeps what expires: sessions, OAuth authorization requests, codes and tokens, and
  * the rate-limit counters (one sweeper for every limiter: rate-limiter-flexible's own timer per
- * limiter was never stopped and kept each closed app reachable).
+ * limiter was never stopped and kept each closed app reachable); and OAuth clients nobody
+ * connected.
  */
 export function gatewayRetention(config: Config) {
-  const { expiredSessions, expiredOAuth, rateLimitCounters } = RETENTION_POLICIES;
+  const { expiredSessions, expiredOAuth, unusedOAuthClients, rateLimitCounters } =
+    RETENTION_POLICIES;
   const sessions = [expiredSessions, keepMs(expiredSessions, config[expiredSessions.variable])];
   const oauth = [expiredOAuth, keepMs(expiredOAuth, config[expiredOAuth.variable])];
   return serviceRetention(config, [
@@ -31,6 +35,12 @@ export function gatewayRetention(config: Config) {
         oldestBefore: (db, cutoff) => oldestExpiredBefore(db, table, cutoff),
       });
     }),
+    retentionSweep(
+      'oauth_clients',
+      unusedOAuthClients,
+      keepMs(unusedOAuthClients, config[unusedOAuthClients.variable]),
+      { sweepBatch: deleteUnusedClientsBefore, oldestBefore: oldestUnusedClientBefore },
+    ),
     retentionSweep(
       'rate_limits',
       rateLimitCounters,

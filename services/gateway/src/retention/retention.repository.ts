@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 
 /*
  * The gateway's retention statements (libs/shared/src/retention): rows that are refused anyway
- * once expired (sessions, OAuth authorization requests, codes and tokens) and rate-limit
- * counters whose window has ended. Each batch reads the head of the table's expiry index and
+ * once expired (sessions, OAuth authorization requests, codes and tokens), OAuth clients nobody
+ * connected, and rate-limit counters whose window has ended. Each batch reads the head of the table's expiry index and
  * skips rows another transaction holds (a counter being taken, a token being used).
  */
 
@@ -49,6 +49,50 @@ export async function oldestExpiredBefore(
       WHERE expires_at < ${cutoff}`.execute(trx),
   );
   return rows[0]?.oldest ?? null;
+}
+
+/*
+ * OAuth clients nobody connected: created before the cutoff, no grant (a grant, even revoked,
+ * is the tenant's record and would go with its client) and no authorization request still
+ * waiting for consent. A batch locks its candidates first, skipping any another transaction
+ * holds (one inserting a grant or request for it holds it), then deletes those that still have
+ * neither in a second statement: its snapshot is taken once they are locked, so it sees a grant
+ * committed meanwhile, and none can be added until the delete commits.
+ */
+const unusedClient = (cutoff: Date) => sql`c.created_at < ${cutoff}
+  AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id)
+  AND NOT EXISTS (SELECT 1 FROM oauth_authorization_requests r
+    WHERE r.client_id = c.client_id AND r.expires_at > now())`;
+
+/** Deletes at most `limit` unused clients created before `cutoff`, oldest first. */
+export async function deleteUnusedClientsBefore(
+  db: Kysely<Database>,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  return withSystemScope(db, async (trx) => {
+    const { rows } = await sql<{ client_id: string }>`SELECT c.client_id FROM oauth_clients c
+      WHERE ${unusedClient(cutoff)}
+      ORDER BY c.created_at LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED`.execute(trx);
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.client_id);
+    return count(
+      await sql`DELETE FROM oauth_clients c
+        WHERE c.client_id = ANY(${ids}::text[]) AND ${unusedClient(cutoff)}`.execute(trx),
+    );
+  });
+}
+
+/** When the unused client created first before `cutoff` was created, or null. */
+export async function oldestUnusedClientBefore(
+  db: Kysely<Database>,
+  cutoff: Date,
+): Promise<Date | null> {
+  const { rows } = await withSystemScope(db, (trx) =>
+    sql<{ created_at: Date }>`SELECT c.created_at FROM oauth_clients c
+      WHERE ${unusedClient(cutoff)} ORDER BY c.created_at LIMIT 1`.execute(trx),
+  );
+  return rows[0]?.created_at ?? null;
 }
 
 /*

@@ -55,7 +55,10 @@ export async function touchKey(db: Kysely<Database>, keyId: string): Promise<voi
   );
 }
 
-/** The grant an OAuth access token stands for: its tenant and the scopes the user approved. */
+/**
+ * The grant an OAuth access token stands for: its id and tenant, and the token's own scopes
+ * (those the user approved, or fewer when a refresh asked for fewer).
+ */
 export interface BearerGrant {
   id: string;
   tenantId: string;
@@ -63,9 +66,10 @@ export interface BearerGrant {
 }
 
 /**
- * OAuth access token hash -> its grant, when the token is an access token that has not expired
- * and its grant is neither revoked nor bound to another resource than `resource` (this MCP
- * server's URL); undefined otherwise. One statement, so a revoked grant stops its tokens at once.
+ * OAuth access token hash -> its grant and scopes, when the token is an access token that has
+ * not expired and its grant is neither revoked nor bound to another resource than `resource`
+ * (this MCP server's URL); undefined otherwise. One statement, so a revoked grant stops its
+ * tokens at once.
  */
 export async function findGrantByAccessTokenHash(
   db: Kysely<Database>,
@@ -76,7 +80,7 @@ export async function findGrantByAccessTokenHash(
     trx
       .selectFrom('oauth_tokens as t')
       .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
-      .select(['g.id as id', 'g.tenant_id as tenantId', 'g.scopes as scopes'])
+      .select(['g.id as id', 'g.tenant_id as tenantId', 't.scopes as scopes'])
       .where('t.token_hash', '=', tokenHash)
       .where('t.kind', '=', 'access')
       .where('t.expires_at', '>', sql<Date>`now()`)

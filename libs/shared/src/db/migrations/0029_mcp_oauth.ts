@@ -3,7 +3,7 @@ import { SYSTEM_ROLE } from '../roles';
 import { enableTenantRls } from './tenant-rls';
 
 /** Every MCP scope as of this migration (ingest, and the read scopes it adds). */
-const SCOPES = [
+export const OAUTH_SCOPES_0029 = [
   'mcp:ingest:leads',
   'mcp:ingest:contacts',
   'mcp:ingest:products',
@@ -33,7 +33,7 @@ const SCOPES = [
  * MCP keys may hold the read scopes too.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const scopes = sql.raw(SCOPES.map((s) => `'${s}'`).join(', '));
+  const scopes = sql.raw(OAUTH_SCOPES_0029.map((s) => `'${s}'`).join(', '));
   await sql`ALTER TABLE mcp_keys DROP CONSTRAINT mcp_keys_scopes_check,
     ADD CONSTRAINT mcp_keys_scopes_check
       CHECK (cardinality(scopes) > 0 AND scopes <@ ARRAY[${scopes}]::text[])`.execute(db);

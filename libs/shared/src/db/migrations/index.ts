@@ -31,6 +31,7 @@ import * as mcp_oauth from './0029_mcp_oauth';
 import * as retention_indexes from './0030_retention_indexes';
 import * as inbound_event_payloads from './0031_inbound_event_payloads';
 import * as contact_search_text from './0032_contact_search_text';
+import * as oauth_token_scopes_and_client_sweep from './0033_oauth_token_scopes_and_client_sweep';
 
 /**
  * Every migration, in order. Names sort lexically; a new one takes the next number. Kept in
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   '0030_retention_indexes': retention_indexes,
   '0031_inbound_event_payloads': inbound_event_payloads,
   '0032_contact_search_text': contact_search_text,
+  '0033_oauth_token_scopes_and_client_sweep': oauth_token_scopes_and_client_sweep,
 };
 
 export { enableTenantRls } from './tenant-rls';
