@@ -49,6 +49,7 @@ const own = {
   memberEmail: '',
   clientId: '',
   accessToken: '',
+  refreshToken: '',
 };
 /** The answered consent page, opened again in the expiry test. */
 let answeredConsentUrl = '';
@@ -283,10 +284,15 @@ describe('the consent page', () => {
       }),
     });
     expect(res.status).toBe(200);
-    const token = (await res.json()) as { access_token: string; token_type: string };
+    const token = (await res.json()) as {
+      access_token: string;
+      refresh_token: string;
+      token_type: string;
+    };
     expect(token.token_type).toBe('Bearer');
     expect(token.access_token).toMatch(/^crm_oat_/);
     own.accessToken = token.access_token;
+    own.refreshToken = token.refresh_token;
     const client = await mcpClient(own.accessToken);
     const result = await client.callTool({
       name: 'ingest_leads',
@@ -398,6 +404,18 @@ describe('Connected apps on the MCP keys screen', () => {
     const [grant] = await grantsOf(own.tenantId);
     expect(grant.revoked_at).not.toBeNull();
     expect(await mcpStatus(own.accessToken)).toBe(401);
+    // The app cannot get a new token either: its refresh token died with the grant.
+    const refreshed = await fetch(`${stack.url}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: own.refreshToken,
+        client_id: own.clientId,
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
     expect(ownerProblems).toEqual([]);
     expect(memberProblems).toEqual([]);
   });
