@@ -141,9 +141,10 @@ describe('POST /api/mcp with an OAuth access token', () => {
     }
     const missing = await request(stack.url).post('/api/mcp').send(initialize);
     expect(missing.status).toBe(401);
-    expect(missing.headers['www-authenticate']).toMatch(/^Bearer /);
-    expect(missing.headers['www-authenticate']).toContain(`resource_metadata="${METADATA_URL}"`);
-    expect(missing.headers['www-authenticate']).toContain('error="invalid_request"');
+    // No credential at all: the bare challenge, without an error code (RFC 6750 §3.1).
+    expect(missing.headers['www-authenticate']).toBe(
+      `Bearer realm="mcp", resource_metadata="${METADATA_URL}"`,
+    );
     // The same token, once valid, is accepted: the refusals above are the rows' state.
     const valid = await grantMcpAccess(db, owner.tenantId, {
       scopes,
