@@ -340,12 +340,11 @@ describe('POST /api/mcp with the SDK client through the gateway', () => {
     expect(notRpc.body).toMatchObject({ jsonrpc: '2.0', error: {} });
     // GET and DELETE: 405 with a valid credential, the 401 without one.
     for (const method of ['get', 'delete'] as const) {
-      const allowed = await request(stack.url)
-        [method]('/api/mcp')
-        .set('Authorization', `Bearer ${api_key}`);
+      const send = () => request(stack.url)[method]('/api/mcp');
+      const allowed = await send().set('Authorization', `Bearer ${api_key}`);
       expect(allowed.status).toBe(405);
       expect(allowed.headers.allow).toBe('POST');
-      const anonymous = await request(stack.url)[method]('/api/mcp');
+      const anonymous = await send();
       expect(anonymous.status).toBe(401);
       expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer realm="mcp"/);
     }
