@@ -12,6 +12,7 @@ import {
   touchGrant,
   touchKey,
 } from '../tenancy/cross-tenant-lookups';
+import { CredentialUseThrottle } from './credential-use-throttle';
 import type { McpIdentity } from './mcp-identity';
 import { resourceMetadataUrl } from './resource-metadata';
 
@@ -23,6 +24,8 @@ declare module 'http' {
 }
 
 const TOUCH_EVERY_MS = 60_000;
+/** Credentials whose last use one process remembers before it forgets the stale ones. */
+const TOUCH_MEMORY = 5_000;
 
 /**
  * 401 with `WWW-Authenticate: Bearer` (RFC 6750) naming the protected resource metadata
@@ -86,7 +89,7 @@ export function bearerAuth(
   logger: Logger,
   publicBaseUrl: string,
 ): RequestHandler {
-  const touched = new Map<string, number>();
+  const touched = new CredentialUseThrottle(TOUCH_EVERY_MS, TOUCH_MEMORY);
   const resource = mcpResourceUrl(publicBaseUrl);
   const metadataUrl = resourceMetadataUrl(publicBaseUrl);
   return (req: Request, res: Response, next: NextFunction) => {
@@ -113,10 +116,7 @@ export function bearerAuth(
         );
       }
       req.mcpIdentity = identity;
-      const now = Date.now();
-      const touchedKey = `${identity.credential}:${identity.id}`;
-      if (now - (touched.get(touchedKey) ?? 0) >= TOUCH_EVERY_MS) {
-        touched.set(touchedKey, now);
+      if (touched.due(`${identity.credential}:${identity.id}`, Date.now())) {
         const touch = identity.credential === 'key' ? touchKey : touchGrant;
         touch(db, identity.id).catch((err: unknown) =>
           requestLogger(logger, req).warn(
