@@ -178,7 +178,8 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     expect(tools.map((t) => t.name)).toEqual(
       expect.arrayContaining(['ingest_leads', 'search_leads']),
     );
-    expect(tools).toHaveLength(10);
+    // Every tool: 5 ingest and 6 read (the grant holds every scope).
+    expect(tools).toHaveLength(11);
     const ingested = await client.callTool({
       name: 'ingest_leads',
       arguments: {
@@ -203,7 +204,7 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     provider.saved = { ...tokens, access_token: `crm_oat_${'x'.repeat(43)}` };
     const refreshed = new Client({ name: 'hosted-agent', version: '1.0.0' });
     await refreshed.connect(transportFor(provider));
-    expect((await refreshed.listTools()).tools).toHaveLength(10);
+    expect((await refreshed.listTools()).tools).toHaveLength(11);
     await refreshed.close();
     const rotated = provider.saved as OAuthTokens;
     expect(rotated.refresh_token).not.toBe(firstRefresh);

@@ -511,7 +511,8 @@ export const READ_TOOLS: readonly ReadTool[] = [
     name: 'search_conversations',
     title: 'Search conversations',
     description:
-      'Lists chat conversations (every channel), newest first, optionally only those on one channel, with a status and/or linked to one contact; get_record (type conversation) reads one with its messages',
+      'Lists chat conversations (every channel), newest first, optionally only those on one channel, with a status and/or linked to one contact',
+    valuesNote: 'get_record (type conversation) reads one with its messages.',
     scope: 'mcp:read:messaging',
     input: searchConversationsInput,
     item: conversationItem,
