@@ -183,7 +183,9 @@ export function registerOperations(registry: OpenAPIRegistry): void {
       '`{ imported, failed, errors, ids }`. ' +
       `Read tools (read-only): ${READ_TOOLS.map((t) => `\`${t.name}\``).join(', ')}, each under its ` +
       '`mcp:read:*` scope. A call outside the scopes: a tool error for a key, 403 ' +
-      '`insufficient_scope` (with the scope in `WWW-Authenticate`) for an access token. A JSON-RPC batch is refused (400, -32600) under ' +
+      '`insufficient_scope` for an access token (`WWW-Authenticate` scope: the token scopes and ' +
+      'the missing ones, what to re-authorize with). A request other than `initialize` naming an ' +
+      'unsupported `MCP-Protocol-Version` is refused first (400, -32000). A JSON-RPC batch is refused (400, -32600) under ' +
       `protocol ${BATCHING_REMOVED_IN} and later (\`MCP-Protocol-Version\`; without it 2025-03-26, ` +
       'which allows batches). The records of every `tools/call` in one request may sum to at most ' +
       '`MCP_MAX_RECORDS_PER_REQUEST` (1,000 by default); over it: 413 with a JSON-RPC error, nothing ' +

@@ -13,7 +13,9 @@ import type { Db } from '@crm/shared/db';
 import { hashOAuthSecret, MCP_SCOPES } from '@crm/shared/mcp-access';
 import {
   eventually,
+  grantMcpAccess,
   sessionClient,
+  tenantRowCounts,
   tenantRows,
   tenantSession,
   usePlatformBehindGateway,
@@ -188,7 +190,8 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     expect(tools.map((t) => t.name)).toEqual(
       expect.arrayContaining(['ingest_leads', 'search_leads']),
     );
-    expect(tools).toHaveLength(10);
+    // Every tool: 5 ingest and 6 read (the grant holds every scope).
+    expect(tools).toHaveLength(11);
     const ingested = await client.callTool({
       name: 'ingest_leads',
       arguments: {
@@ -217,7 +220,7 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
     provider.saved = { ...tokens, access_token: `crm_oat_${'x'.repeat(43)}` };
     const refreshed = new Client({ name: 'hosted-agent', version: '1.0.0' });
     await refreshed.connect(transportFor(provider));
-    expect((await refreshed.listTools()).tools).toHaveLength(10);
+    expect((await refreshed.listTools()).tools).toHaveLength(11);
     await refreshed.close();
     const rotated = provider.saved as OAuthTokens;
     expect(rotated.refresh_token).not.toBe(firstRefresh);
@@ -276,5 +279,34 @@ describe('a hosted MCP client signs in with OAuth 2.1 through the official SDK',
       .set('Accept', 'application/json, text/event-stream')
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(afterReuse.status).toBe(401);
+  });
+
+  it('steps up on a 403 by asking for the scopes it had plus the missing one', async () => {
+    const owner = await tenantSession(stack, db, 'owner');
+    const { accessToken, clientId } = await grantMcpAccess(db, owner.tenantId, {
+      scopes: ['mcp:ingest:leads', 'mcp:read:leads'],
+      publicBaseUrl: stack.url,
+    });
+    // A client holding an access token of two scopes (and no refresh token, which the SDK
+    // would try first: a refresh keeps the grant's scopes).
+    const provider = new RememberingProvider('mcp:ingest:leads mcp:read:leads');
+    provider.information = { client_id: clientId };
+    provider.saved = { access_token: accessToken, token_type: 'Bearer' };
+    const client = new Client({ name: 'stepping-up', version: '1.0.0' });
+    await client.connect(transportFor(provider));
+    const before = await tenantRowCounts(db, owner.tenantId);
+    // Out of its scopes: the 403's challenge sends the SDK to authorize again, with exactly
+    // the challenged scopes: the new token would keep the two it had.
+    await expect(
+      client.callTool({ name: 'ingest_products', arguments: { records: [{ sku: 'UP-1' }] } }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const asked = (provider.authorizationUrl as URL).searchParams.get('scope') as string;
+    expect(asked.split(' ').sort()).toEqual([
+      'mcp:ingest:leads',
+      'mcp:ingest:products',
+      'mcp:read:leads',
+    ]);
+    expect(await tenantRowCounts(db, owner.tenantId)).toEqual(before);
+    await client.close();
   });
 });

@@ -38,6 +38,12 @@ afterAll(() => db.close());
 const initialize = mcpInitialize('2025-06-18', 'curl');
 const mcpPost = (token: string, body: unknown) => postMcp(stack.url, token, body, '2025-06-18');
 
+/** The scopes a `WWW-Authenticate` challenge names, sorted (their order means nothing). */
+function challengedScopes(header: string | undefined): string[] {
+  const match = / scope="([^"]*)"/.exec(header ?? '');
+  return match ? match[1].split(' ').sort() : [];
+}
+
 async function connect(token: string): Promise<Client> {
   const client = new Client({ name: 'oauth-agent', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${stack.url}/api/mcp`), {
@@ -135,9 +141,10 @@ describe('POST /api/mcp with an OAuth access token', () => {
     }
     const missing = await request(stack.url).post('/api/mcp').send(initialize);
     expect(missing.status).toBe(401);
-    expect(missing.headers['www-authenticate']).toMatch(/^Bearer /);
-    expect(missing.headers['www-authenticate']).toContain(`resource_metadata="${METADATA_URL}"`);
-    expect(missing.headers['www-authenticate']).toContain('error="invalid_request"');
+    // No credential at all: the bare challenge, without an error code (RFC 6750 §3.1).
+    expect(missing.headers['www-authenticate']).toBe(
+      `Bearer realm="mcp", resource_metadata="${METADATA_URL}"`,
+    );
     // The same token, once valid, is accepted: the refusals above are the rows' state.
     const valid = await grantMcpAccess(db, owner.tenantId, {
       scopes,
@@ -165,9 +172,20 @@ describe('POST /api/mcp with an OAuth access token', () => {
     );
     expect(products.status).toBe(403);
     expect(products.headers['www-authenticate']).toContain('error="insufficient_scope"');
-    expect(products.headers['www-authenticate']).toContain('scope="mcp:ingest:products"');
+    // The challenge's scope is the union: a client re-authorizes with exactly this set, so the
+    // new token keeps the scopes the old one had.
+    expect(challengedScopes(products.headers['www-authenticate'])).toEqual([
+      'mcp:ingest:leads',
+      'mcp:ingest:products',
+      'mcp:read:leads',
+    ]);
     expect(products.headers['www-authenticate']).toContain(`resource_metadata="${METADATA_URL}"`);
-    expect(products.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    expect(products.body).toMatchObject({
+      success: false,
+      code: 'FORBIDDEN',
+      message: expect.stringContaining('mcp:ingest:products'),
+      details: { scope: 'mcp:ingest:products' },
+    });
 
     // get_record is listed under any read scope; a deal needs mcp:read:deals.
     const deal = await mcpPost(
@@ -175,7 +193,12 @@ describe('POST /api/mcp with an OAuth access token', () => {
       call(3, 'get_record', { type: 'deal', id: '0b6f1a2c-3d4e-4f50-8a9b-1c2d3e4f5a6b' }),
     );
     expect(deal.status).toBe(403);
-    expect(deal.headers['www-authenticate']).toContain('scope="mcp:read:deals"');
+    expect(challengedScopes(deal.headers['www-authenticate'])).toEqual([
+      'mcp:ingest:leads',
+      'mcp:read:deals',
+      'mcp:read:leads',
+    ]);
+    expect(deal.body.details).toEqual({ scope: 'mcp:read:deals' });
 
     // One out-of-scope call in a batch (2025-03-26 allows batches) refuses the whole request.
     const batch = await request(stack.url)
@@ -188,7 +211,12 @@ describe('POST /api/mcp with an OAuth access token', () => {
         call(5, 'ingest_contacts', { records: [{ email: 'batch@example.com' }] }),
       ]);
     expect(batch.status).toBe(403);
-    expect(batch.headers['www-authenticate']).toContain('scope="mcp:ingest:contacts"');
+    expect(challengedScopes(batch.headers['www-authenticate'])).toEqual([
+      'mcp:ingest:contacts',
+      'mcp:ingest:leads',
+      'mcp:read:leads',
+    ]);
+    expect(batch.body.details).toEqual({ scope: 'mcp:ingest:contacts' });
     expect(await tenantRowCounts(db, owner.tenantId)).toEqual(before);
 
     // Within its scopes the same token works.

@@ -133,16 +133,23 @@ describe('POST /api/mcp with the SDK client through the gateway', () => {
     const owner = await tenantSession(stack, db, 'owner');
     const { key, api_key } = await createKey(owner, ['mcp:ingest:leads']);
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} };
-    for (const header of [
-      undefined,
-      'Basic abc',
-      'Bearer nope',
-      `Bearer crm_mcp_${'A'.repeat(43)}`,
+    // RFC 6750 §3.1: no error code without a bearer credential (none, or another scheme);
+    // invalid_request for a malformed one, invalid_token for one that is not valid.
+    for (const [header, error] of [
+      [undefined, undefined],
+      ['Basic abc', undefined],
+      ['Bearer', 'invalid_request'],
+      ['Bearer two words', 'invalid_request'],
+      ['Bearer nope', 'invalid_token'],
+      [`Bearer crm_mcp_${'A'.repeat(43)}`, 'invalid_token'],
     ]) {
       const req = request(stack.url).post('/api/mcp').send(initialize);
       const res = await (header ? req.set('Authorization', header) : req);
       expect(res.status).toBe(401);
-      expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+      const challenge = res.headers['www-authenticate'];
+      expect(challenge).toMatch(/^Bearer realm="mcp", resource_metadata="[^"]+"/);
+      if (error) expect(challenge).toContain(`error="${error}"`);
+      else expect(challenge).not.toContain('error');
       expect(res.body).toMatchObject({ error: 'Unauthorized' });
     }
     await sql`UPDATE mcp_keys SET expires_at = now() - interval '1 second' WHERE id = ${key.id}`.execute(
@@ -331,8 +338,16 @@ describe('POST /api/mcp with the SDK client through the gateway', () => {
     expect(notRpc.status).toBeGreaterThanOrEqual(400);
     expect(notRpc.status).toBeLessThan(500);
     expect(notRpc.body).toMatchObject({ jsonrpc: '2.0', error: {} });
-    const get = await request(stack.url).get('/api/mcp').set('Authorization', `Bearer ${api_key}`);
-    expect(get.status).toBe(405);
+    // GET and DELETE: 405 with a valid credential, the 401 without one.
+    for (const method of ['get', 'delete'] as const) {
+      const send = () => request(stack.url)[method]('/api/mcp');
+      const allowed = await send().set('Authorization', `Bearer ${api_key}`);
+      expect(allowed.status).toBe(405);
+      expect(allowed.headers.allow).toBe('POST');
+      const anonymous = await send();
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer realm="mcp"/);
+    }
   });
 
   it('no response body or log line holds the key, but its one creation answer', async () => {

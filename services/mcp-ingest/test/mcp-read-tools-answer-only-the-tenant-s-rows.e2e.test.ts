@@ -13,7 +13,8 @@ import { service } from '../src/main';
 /**
  * The read tools through the real gateway with the SDK client: listed per read scope, reading
  * only the caller's tenant, paging by the lists' own signed cursors, get_record with a lead's
- * timeline, refusals as tool errors that say what is valid. The keys hold read scopes only.
+ * timeline (without the items of scopes the key lacks) and a conversation with its messages,
+ * refusals as tool errors that say what is valid. The keys hold read scopes only.
  */
 const stack = useServiceBehindGateway(service);
 let db: Db;
@@ -50,6 +51,8 @@ async function connect(session: Session, scopes: string[]): Promise<Client> {
   clients.push(client);
   return client;
 }
+
+type ToolItems = Array<Record<string, unknown>>;
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   return (await client.callTool({ name, arguments: args })) as ToolAnswer;
@@ -99,9 +102,24 @@ beforeAll(async () => {
   });
   [ids.anvil, ids.rocket] = products.structuredContent?.ids as string[];
   const conversations = await call(writer, 'ingest_chat_conversations', {
-    records: [{ external_id: 'chat-1', contact_email: 'dora@acme.test', subject: 'Hello' }],
+    records: [
+      { external_id: 'chat-1', contact_email: 'dora@acme.test', subject: 'Hello', status: 'open' },
+      { external_id: 'chat-2', channel: 'sms', subject: 'Bye', status: 'closed' },
+    ],
   });
-  [ids.conversation] = conversations.structuredContent?.ids as string[];
+  [ids.conversation, ids.smsConversation] = conversations.structuredContent?.ids as string[];
+  // Dora's conversation: 22 messages, one a minute apart, given newest first.
+  const messages = await call(writer, 'ingest_chat_messages', {
+    records: Array.from({ length: 22 }, (_, n) => 21 - n).map((i) => ({
+      conversation_external_id: 'chat-1',
+      external_id: `msg-${i}`,
+      direction: i % 2 === 0 ? 'inbound' : 'outbound',
+      body: `Message ${i}`,
+      sender: 'dora',
+      sent_at: new Date(Date.UTC(2026, 0, 2, 10, i)).toISOString(),
+    })),
+  });
+  expect(messages.structuredContent?.imported).toBe(22);
   ids.deal = (
     await insertRow(db, 'crm_deals', {
       tenant_id: owner.tenantId,
@@ -122,12 +140,23 @@ beforeAll(async () => {
     });
   }
   // The other tenant's rows, which match every search below.
-  const theirs = await connect(stranger, ['mcp:ingest:leads', 'mcp:ingest:products']);
+  const theirs = await connect(stranger, [
+    'mcp:ingest:leads',
+    'mcp:ingest:products',
+    'mcp:ingest:messaging',
+  ]);
   const strangerLeads = await call(theirs, 'ingest_leads', {
     records: [{ email: 'ann@acme-rival.test', first_name: 'Ann', status: 'new' }],
   });
   [ids.strangerLead] = strangerLeads.structuredContent?.ids as string[];
   await call(theirs, 'ingest_products', { records: [{ sku: 'ACME-9', name: 'Anvil copy' }] });
+  const strangerConversations = await call(theirs, 'ingest_chat_conversations', {
+    records: [{ external_id: 'chat-1', subject: 'Their secret', status: 'open' }],
+  });
+  [ids.strangerConversation] = strangerConversations.structuredContent?.ids as string[];
+  await call(theirs, 'ingest_chat_messages', {
+    records: [{ conversation_external_id: 'chat-1', external_id: 'their-1', body: 'Theirs' }],
+  });
   ids.strangerDeal = (
     await insertRow(db, 'crm_deals', {
       tenant_id: stranger.tenantId,
@@ -160,10 +189,22 @@ describe('tools/list', () => {
       'get_record',
       'list_deals',
     ]);
+    const messagingOnly = await connect(owner, ['mcp:read:messaging']);
+    const messagingTools = (await messagingOnly.listTools()).tools;
+    expect(messagingTools.map((t) => t.name).sort()).toEqual([
+      'get_record',
+      'search_conversations',
+    ]);
+    const conversationsTool = messagingTools.find((t) => t.name === 'search_conversations');
+    expect(conversationsTool?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(conversationsTool?.inputSchema).toMatchObject({
+      properties: { channel: {}, status: {}, contact_id: {}, limit: { maximum: 50 }, cursor: {} },
+    });
     expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual([
       'get_record',
       'list_deals',
       'search_contacts',
+      'search_conversations',
       'search_leads',
       'search_products',
     ]);
@@ -240,6 +281,51 @@ describe('the list tools', () => {
   });
 });
 
+describe('search_conversations', () => {
+  it("the tenant's conversations only, filtered like the REST list, paged by cursor", async () => {
+    const all = await call(reader, 'search_conversations', {});
+    expect(all.isError).toBeFalsy();
+    expect(JSON.parse(all.content[0].text)).toEqual(all.structuredContent);
+    expect((all.structuredContent?.items ?? []).map((c) => c.id).sort()).toEqual(
+      [ids.conversation, ids.smsConversation].sort(),
+    );
+    expect(all.structuredContent?.items).toContainEqual(
+      expect.objectContaining({
+        id: ids.conversation,
+        channel: 'chat',
+        external_id: 'chat-1',
+        subject: 'Hello',
+        status: 'open',
+        contact_id: ids.dora,
+      }),
+    );
+    const filtered: Array<[Record<string, unknown>, string[]]> = [
+      [{ channel: 'sms' }, [ids.smsConversation]],
+      [{ status: 'closed' }, [ids.smsConversation]],
+      [{ contact_id: ids.dora }, [ids.conversation]],
+      [{ channel: 'chat', status: 'closed' }, []],
+    ];
+    for (const [args, expected] of filtered) {
+      const answer = await call(reader, 'search_conversations', args);
+      expect((answer.structuredContent?.items ?? []).map((c) => c.id)).toEqual(expected);
+    }
+    const first = await call(reader, 'search_conversations', { limit: 1 });
+    expect(first.structuredContent?.items).toHaveLength(1);
+    const second = await call(reader, 'search_conversations', {
+      limit: 1,
+      cursor: first.structuredContent?.next_cursor,
+    });
+    expect(second.structuredContent?.next_cursor).toBeNull();
+    expect(
+      [first, second].flatMap((a) => (a.structuredContent?.items ?? []).map((c) => c.id)).sort(),
+    ).toEqual([ids.conversation, ids.smsConversation].sort());
+    // The other tenant's conversation has the same external id: never shown.
+    expect(JSON.stringify([all, first, second])).not.toMatch(
+      new RegExp(`Their secret|${ids.strangerConversation}`),
+    );
+  });
+});
+
 describe('get_record', () => {
   it('a lead with the first page of its timeline, and the next page by timeline_cursor', async () => {
     const first = await call(reader, 'get_record', { type: 'lead', id: ids.ann });
@@ -271,8 +357,13 @@ describe('get_record', () => {
     expect(contact.structuredContent).toMatchObject({
       type: 'contact',
       record: { id: ids.dora, email: 'dora@acme.test' },
-      timeline: { items: [], next_cursor: null },
+      timeline: { next_cursor: expect.any(String) },
     });
+    // Her conversation's messages, newest first.
+    const doraItems = (contact.structuredContent as { timeline: { items: ToolItems } }).timeline
+      .items;
+    expect(doraItems.map((i) => i.type)).toEqual(Array(20).fill('chat_message'));
+    expect(doraItems[0]).toMatchObject({ data: { body: 'Message 21' } });
     const product = await call(reader, 'get_record', { type: 'product', id: ids.anvil });
     expect(product.structuredContent).toMatchObject({
       type: 'product',
@@ -289,6 +380,90 @@ describe('get_record', () => {
       type: 'conversation',
       record: { id: ids.conversation, external_id: 'chat-1', subject: 'Hello' },
     });
+  });
+
+  it('a conversation with its first messages, oldest first, and the later ones by messages_cursor', async () => {
+    type Messages = { items: ToolItems; next_cursor: string | null };
+    const first = await call(reader, 'get_record', { type: 'conversation', id: ids.conversation });
+    expect(first.isError).toBeFalsy();
+    const page = (first.structuredContent as { messages: Messages }).messages;
+    expect(page.items.map((m) => m.body)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `Message ${i}`),
+    );
+    expect(page.items[0]).toMatchObject({
+      external_id: 'msg-0',
+      direction: 'inbound',
+      sent_at: '2026-01-02T10:00:00.000Z',
+    });
+    // The raw payload the sender sent stays out of the answer.
+    expect(page.items[0]).not.toHaveProperty('payload');
+    expect(page.next_cursor).toEqual(expect.any(String));
+    const second = await call(reader, 'get_record', {
+      type: 'conversation',
+      id: ids.conversation,
+      messages_cursor: page.next_cursor,
+    });
+    const rest = (second.structuredContent as { messages: Messages }).messages;
+    expect(rest).toEqual({
+      items: [
+        expect.objectContaining({ body: 'Message 20' }),
+        expect.objectContaining({ body: 'Message 21' }),
+      ],
+      next_cursor: null,
+    });
+    // A conversation without messages: an empty page.
+    const sms = await call(reader, 'get_record', { type: 'conversation', id: ids.smsConversation });
+    expect(sms.structuredContent).toMatchObject({ messages: { items: [], next_cursor: null } });
+    // Another tenant's conversation is unknown, its messages never shown.
+    const theirs = await call(reader, 'get_record', {
+      type: 'conversation',
+      id: ids.strangerConversation,
+    });
+    expect(theirs.isError).toBe(true);
+    expect(theirs.content[0].text).toContain(`No conversation with id ${ids.strangerConversation}`);
+    expect(JSON.stringify([first, second, theirs])).not.toMatch(/Their secret|Theirs/);
+    // A cursor of another conversation, or none of a conversation's, is refused.
+    for (const [id, messagesCursor] of [
+      [ids.smsConversation, page.next_cursor],
+      [ids.conversation, 'nonsense'],
+    ]) {
+      const refused = await call(reader, 'get_record', {
+        type: 'conversation',
+        id,
+        messages_cursor: messagesCursor,
+      });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toContain('messages_cursor was refused');
+    }
+  });
+
+  it('a timeline leaves out the chat messages and deals of scopes the key lacks, pages still full', async () => {
+    type Timeline = { items: ToolItems; next_cursor: string | null };
+    const timelineOf = async (client: Client, args: Record<string, unknown>) =>
+      ((await call(client, 'get_record', args)).structuredContent as { timeline: Timeline })
+        .timeline;
+    // Ann: 22 notes and a deal; without mcp:read:deals, 22 notes in pages of 20 and 2.
+    const leadsOnly = await connect(owner, ['mcp:read:leads']);
+    const first = await timelineOf(leadsOnly, { type: 'lead', id: ids.ann });
+    expect(first.items).toHaveLength(20);
+    const rest = await timelineOf(leadsOnly, {
+      type: 'lead',
+      id: ids.ann,
+      timeline_cursor: first.next_cursor,
+    });
+    expect(rest.next_cursor).toBeNull();
+    const items = [...first.items, ...rest.items];
+    expect(items.map((i) => i.type)).toEqual(Array(22).fill('activity'));
+    expect(JSON.stringify(items)).not.toContain('Anvils for Ann');
+    // Dora: only chat messages; without mcp:read:messaging, none (and no body).
+    const contactsOnly = await connect(owner, ['mcp:read:contacts', 'mcp:read:deals']);
+    expect(await timelineOf(contactsOnly, { type: 'contact', id: ids.dora })).toEqual({
+      items: [],
+      next_cursor: null,
+    });
+    const withMessaging = await connect(owner, ['mcp:read:contacts', 'mcp:read:messaging']);
+    const dora = await timelineOf(withMessaging, { type: 'contact', id: ids.dora });
+    expect(dora.items.map((i) => i.type)).toEqual(Array(20).fill('chat_message'));
   });
 
   it("another tenant's record is not found, as an unknown id", async () => {
@@ -315,6 +490,15 @@ describe('refusals are tool errors that say what is valid', () => {
     const products = await call(leadsOnly, 'search_products', {});
     expect(products.isError).toBe(true);
     expect(products.content[0].text).toContain('mcp:read:products');
+    for (const [name, args] of [
+      ['search_conversations', {}],
+      ['get_record', { type: 'conversation', id: ids.conversation }],
+    ] as const) {
+      const refused = await call(leadsOnly, name, args);
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toContain('mcp:read:messaging');
+      expect(JSON.stringify(refused)).not.toMatch(/Hello|Message \d/);
+    }
     const ingest = await call(leadsOnly, 'ingest_leads', { records: [{ email: 'x@y.test' }] });
     expect(ingest.isError).toBe(true);
     expect(ingest.content[0].text).toContain('mcp:ingest:leads');
@@ -368,6 +552,14 @@ describe('refusals are tool errors that say what is valid', () => {
         { type: 'product', id: ids.anvil, timeline_cursor: 'x' },
         'timeline_cursor is for a lead or contact only',
       ],
+      [
+        'get_record',
+        { type: 'lead', id: ids.ann, messages_cursor: 'x' },
+        'messages_cursor is for a conversation only',
+      ],
+      ['search_conversations', { status: 'done' }, 'status must be one of: open, pending, closed'],
+      ['search_conversations', { channel: 'SMS!' }, 'channel must be a lower-case name'],
+      ['search_conversations', { contact_id: 'dora' }, 'contact_id must be the id of a contact'],
     ];
     for (const [name, args, expected] of cases) {
       const answer = await call(reader, name, args);

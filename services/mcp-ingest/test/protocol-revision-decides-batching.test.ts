@@ -1,5 +1,9 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { allowsBatches, requestRevision } from '../src/mcp/protocol-revision';
+import {
+  allowsBatches,
+  requestRevision,
+  unsupportedRevisionHeader,
+} from '../src/mcp/protocol-revision';
 
 const initialize = (protocolVersion: string) => ({
   jsonrpc: '2.0',
@@ -35,5 +39,18 @@ describe('batches', () => {
 
   it.each(['2024-01-01', 'garbage', ''])('are refused under an unknown revision %j', (revision) => {
     expect(allowsBatches(revision)).toBe(false);
+  });
+});
+
+describe('the MCP-Protocol-Version header', () => {
+  it('of a request other than initialize must name a supported revision', () => {
+    expect(unsupportedRevisionHeader([toolsList], '2099-01-01')).toBe('2099-01-01');
+    expect(unsupportedRevisionHeader([toolsList, toolsList], 'garbage')).toBe('garbage');
+    expect(unsupportedRevisionHeader([toolsList], '2025-11-25')).toBeUndefined();
+    expect(unsupportedRevisionHeader([toolsList], undefined)).toBeUndefined();
+  });
+
+  it('of an initialize is not checked: it asks in its body', () => {
+    expect(unsupportedRevisionHeader([initialize('2025-06-18')], '2099-01-01')).toBeUndefined();
   });
 });

@@ -37,12 +37,27 @@ interface Scope {
   /** Rows per source: the page's limit plus one, to know whether a next page exists. */
   take: number;
   after: TimelinePosition | undefined;
+  /** The item types read; every one when undefined. */
+  types: readonly TimelineType[] | undefined;
 }
 
-/** A source's rows, newest first, at most `take`, as (type, id, t, summary, data). */
-function sourceOf(type: TimelineType, s: Scope, body: (after: ReturnType<typeof afterFor>) => Sql) {
+/**
+ * A source's rows, newest first, at most `take`, as (type, id, t, summary, data); undefined
+ * when its type is not read, so the statement leaves the source out and a page and its cursor
+ * only ever see the types read.
+ */
+function sourceOf(
+  type: TimelineType,
+  s: Scope,
+  body: (after: ReturnType<typeof afterFor>) => Sql,
+): Sql | undefined {
+  if (s.types && !s.types.includes(type)) return undefined;
   return sql`(${body(afterFor(type, s.after))} LIMIT ${s.take})`;
 }
+
+/** No rows, in a source's columns: the union when no type is read. */
+const NO_SOURCE = sql`(SELECT NULL::text AS type, NULL::uuid AS id, NULL::timestamptz AS t,
+  NULL::text AS summary, NULL::jsonb AS data WHERE false)`;
 
 /**
  * The events of one email table (opens, clicks or replies) of the record's messages: each
@@ -56,7 +71,7 @@ function emailEvents(
   summary: Sql,
   data: Sql,
   link: Sql,
-): Sql {
+): Sql | undefined {
   const t = sql.raw('COALESCE(e.occurred_at, e.created_at)');
   return sourceOf(
     type,
@@ -84,7 +99,7 @@ function sources(s: Scope): Sql[] {
   const messageLink = sql`m.${linkCol} = ${recordId}`;
   const subject = sql`COALESCE(': ' || m.subject, '')`;
 
-  const list: Sql[] = [];
+  const list: Array<Sql | undefined> = [];
   if (kind === 'lead') {
     // Submissions name the lead they created or matched; a contact has none.
     list.push(
@@ -242,14 +257,17 @@ function sources(s: Scope): Sql[] {
       ORDER BY x.created_at DESC, x.id DESC`,
     ),
   );
-  return list;
+  const read = list.filter((source): source is Sql => source !== undefined);
+  return read.length > 0 ? read : [NO_SOURCE];
 }
 
 /**
  * One page of a lead's or contact's timeline, newest first, in one statement: the record (its
  * email, and its phone when that is an E.164 number once spaces, dots, dashes and brackets are
  * dropped), then each source's next `limit + 1` rows from its index, merged and cut to
- * `limit + 1`. Undefined when the record is not the tenant's.
+ * `limit + 1`. `types` narrows the items to those types (every one when undefined), in the
+ * statement itself, so a page still holds `limit` items when there are more. Undefined when the
+ * record is not the tenant's.
  */
 export async function readTimeline(
   trx: Trx,
@@ -258,11 +276,12 @@ export async function readTimeline(
   recordId: string,
   limit: number,
   after: TimelinePosition | undefined,
+  types?: readonly TimelineType[],
 ): Promise<TimelineRow[] | undefined> {
-  const scope: Scope = { tenantId, recordId, kind, take: limit + 1, after };
+  const scope: Scope = { tenantId, recordId, kind, take: limit + 1, after, types };
   const table = sql.table(kind === 'lead' ? 'crm_leads' : 'crm_contacts');
   const digits = sql`regexp_replace(r.phone, '[\\s().-]', '', 'g')`;
-  // Prepared: its text takes one form per record kind and cursor type, and parsing and planning
+  // Prepared: its text takes one form per record kind, cursor type and types read, and parsing and planning
   // it cost several times what running it does.
   const { rows } = await sql<TimelineRow & { record_id: string }>`${PREPARED}
     WITH rec AS (

@@ -12,6 +12,7 @@ import {
   touchGrant,
   touchKey,
 } from '../tenancy/cross-tenant-lookups';
+import { CredentialUseThrottle } from './credential-use-throttle';
 import type { McpIdentity } from './mcp-identity';
 import { resourceMetadataUrl } from './resource-metadata';
 
@@ -23,23 +24,28 @@ declare module 'http' {
 }
 
 const TOUCH_EVERY_MS = 60_000;
+/** Credentials whose last use one process remembers before it forgets the stale ones. */
+const TOUCH_MEMORY = 5_000;
 
 /**
  * 401 with `WWW-Authenticate: Bearer` (RFC 6750) naming the protected resource metadata
  * (RFC 9728, so an MCP client can start the OAuth flow from it) and a JSON body, before any MCP
- * processing.
+ * processing. `error` is left out for a request without a bearer credential at all (RFC 6750
+ * §3.1: no error code when the request lacks authentication information, or used another
+ * scheme): it is not an error yet, only the challenge to authenticate.
  */
 function refuse(
   res: Response,
   metadataUrl: string,
-  error: 'invalid_request' | 'invalid_token',
+  error: 'invalid_request' | 'invalid_token' | undefined,
   description: string,
 ) {
+  const challenge = `Bearer realm="mcp", resource_metadata="${metadataUrl}"`;
   res
     .status(401)
     .set(
       'WWW-Authenticate',
-      `Bearer realm="mcp", resource_metadata="${metadataUrl}", error="${error}", error_description="${description}"`,
+      error ? `${challenge}, error="${error}", error_description="${description}"` : challenge,
     )
     .json({
       success: false,
@@ -83,18 +89,20 @@ export function bearerAuth(
   logger: Logger,
   publicBaseUrl: string,
 ): RequestHandler {
-  const touched = new Map<string, number>();
+  const touched = new CredentialUseThrottle(TOUCH_EVERY_MS, TOUCH_MEMORY);
   const resource = mcpResourceUrl(publicBaseUrl);
   const metadataUrl = resourceMetadataUrl(publicBaseUrl);
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const header = headerValue(req.headers, 'authorization');
-      const match = header === undefined ? null : /^Bearer ([^\s]+)$/i.exec(header);
+      const bearer = header !== undefined && /^Bearer(\s|$)/i.test(header);
+      const match = bearer ? /^Bearer ([^\s]+)$/i.exec(header) : null;
       if (!match) {
         return refuse(
           res,
           metadataUrl,
-          'invalid_request',
+          // A Bearer header of another shape is malformed; no Bearer header is no credential.
+          bearer ? 'invalid_request' : undefined,
           'Send Authorization: Bearer <MCP key or OAuth access token>',
         );
       }
@@ -108,10 +116,7 @@ export function bearerAuth(
         );
       }
       req.mcpIdentity = identity;
-      const now = Date.now();
-      const touchedKey = `${identity.credential}:${identity.id}`;
-      if (now - (touched.get(touchedKey) ?? 0) >= TOUCH_EVERY_MS) {
-        touched.set(touchedKey, now);
+      if (touched.due(`${identity.credential}:${identity.id}`, Date.now())) {
         const touch = identity.credential === 'key' ? touchKey : touchGrant;
         touch(db, identity.id).catch((err: unknown) =>
           requestLogger(logger, req).warn(

@@ -110,7 +110,12 @@ function registerReadTools(
         try {
           const structuredContent = await withTenant(db, identity.tenantId, (trx) =>
             tool.run(
-              { trx, tenantId: identity.tenantId, cursorSecret: options.cursorSecret },
+              {
+                trx,
+                tenantId: identity.tenantId,
+                cursorSecret: options.cursorSecret,
+                scopes: identity.scopes,
+              },
               args,
             ),
           );

@@ -40,17 +40,28 @@ function keyOutOfScopeCall(body: unknown, identity: McpIdentity) {
 }
 
 /**
- * The scope an OAuth token lacks for one of the request's `tools/call` (a batch's included):
- * the token's holder can ask the user for it (step-up), so it is an HTTP answer (403
+ * The scopes an OAuth token lacks for the request's `tools/call` (a batch's included), in call
+ * order: the token's holder can ask the user for them (step-up), so it is an HTTP answer (403
  * insufficient_scope, RFC 6750), not a tool error.
  */
-function tokenMissingScope(body: unknown, identity: McpIdentity): string | undefined {
+function tokenMissingScopes(body: unknown, identity: McpIdentity): string[] {
+  const missing: string[] = [];
   for (const message of Array.isArray(body) ? body : [body]) {
     const call = toolCallOf(message);
-    const missing = call && missingScope(call.name, call.args, identity.scopes);
-    if (missing) return missing;
+    const scope = call && missingScope(call.name, call.args, identity.scopes);
+    if (scope && !missing.includes(scope)) missing.push(scope);
   }
-  return undefined;
+  return missing;
+}
+
+/**
+ * The step-up challenge's `scope`: the token's scopes and the missing ones. A client (the
+ * official SDK's does) asks for exactly the challenged set when it re-authorizes, so naming
+ * only the missing scope would cost the new token every scope the old one had (the MCP
+ * authorization specification's scope challenge guidance).
+ */
+function challengeScopes(identity: McpIdentity, missing: readonly string[]): string {
+  return [...new Set([...identity.scopes, ...missing])].join(' ');
 }
 
 /** Stateless mode keeps no stream or session open: GET and DELETE are not offered (405). */
@@ -85,21 +96,22 @@ export function mcpRoutes(db: Kysely<Database>, logger: Logger, options: McpOpti
   router.post(MCP_PATH, auth, parse, bounds, async (req: Request, res: Response) => {
     const identity = req.mcpIdentity as McpIdentity;
     if (identity.credential === 'oauth') {
-      const missing = tokenMissingScope(req.body, identity);
-      if (missing) {
-        const message = `This call needs the scope ${missing}, which this access token does not have; nothing was written.`;
+      const missing = tokenMissingScopes(req.body, identity);
+      if (missing.length > 0) {
+        const named = missing.join(' and ');
+        const message = `This call needs the scope${missing.length > 1 ? 's' : ''} ${named}, which this access token does not have; nothing was written.`;
         res
           .status(403)
           .set(
             'WWW-Authenticate',
-            `Bearer error="insufficient_scope", scope="${missing}", resource_metadata="${metadataUrl}", error_description="${message}"`,
+            `Bearer error="insufficient_scope", scope="${challengeScopes(identity, missing)}", resource_metadata="${metadataUrl}", error_description="${message}"`,
           )
           .json({
             success: false,
             error: 'Forbidden',
             code: 'FORBIDDEN',
             message,
-            details: { scope: missing },
+            details: { scope: missing.join(' ') },
           });
         return;
       }

@@ -32,3 +32,16 @@ export function requestRevision(messages: readonly unknown[], header: string | u
 export function allowsBatches(revision: string): boolean {
   return SUPPORTED_PROTOCOL_VERSIONS.includes(revision) && revision < BATCHING_REMOVED_IN;
 }
+
+/**
+ * The `MCP-Protocol-Version` a request other than an `initialize` names and the SDK does not
+ * support; undefined when it names a supported one or none (an `initialize` asks in its body,
+ * and its header is not checked, as the SDK's transport does).
+ */
+export function unsupportedRevisionHeader(
+  messages: readonly unknown[],
+  header: string | undefined,
+): string | undefined {
+  if (header === undefined || messages.some(isInitializeRequest)) return undefined;
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(header) ? undefined : header;
+}

@@ -2,17 +2,23 @@ import { DEAL_STAGES, LEAD_STATUSES, type Trx } from '@crm/shared/db';
 import { AppError } from '@crm/shared/http';
 import type { McpScope } from '@crm/shared/mcp-access';
 import {
+  CONVERSATION_STATUSES,
+  TIMELINE_TYPES,
+  channelSchema,
   findContact,
   findConversation,
   findDeal,
   findLead,
   findProduct,
   listContacts,
+  listConversations,
   listDeals,
   listLeads,
+  listMessages,
   listProducts,
   timelinePage,
   type TimelineRecordKind,
+  type TimelineType,
 } from '@crm/records';
 import { z } from 'zod';
 
@@ -21,12 +27,37 @@ export const MAX_READ_LIMIT = 50;
 const DEFAULT_READ_LIMIT = 20;
 /** Timeline items get_record returns with a lead or contact. */
 export const RECORD_TIMELINE_LIMIT = 20;
+/** Messages get_record returns with a conversation. */
+export const RECORD_MESSAGES_LIMIT = 20;
 
-/** What a read runs with: one transaction of the caller's tenant, and the cursors' key. */
+/**
+ * Timeline items whose records another read scope guards: a lead's or contact's timeline
+ * leaves them out for a caller without that scope (a chat message's body is messaging's, a
+ * deal is deals').
+ */
+export const TIMELINE_TYPE_SCOPES: Partial<Record<TimelineType, McpScope>> = {
+  chat_message: 'mcp:read:messaging',
+  deal: 'mcp:read:deals',
+};
+
+/**
+ * What a read runs with: one transaction of the caller's tenant, the cursors' key, and the
+ * caller's scopes (for what a record brings along).
+ */
 export interface ReadContext {
   trx: Trx;
   tenantId: string;
   cursorSecret: string;
+  scopes: readonly string[];
+}
+
+/** The timeline types `scopes` read; undefined when every one. */
+function timelineTypesFor(scopes: readonly string[]): TimelineType[] | undefined {
+  const types = TIMELINE_TYPES.filter((type) => {
+    const needed = TIMELINE_TYPE_SCOPES[type];
+    return !needed || scopes.includes(needed);
+  });
+  return types.length === TIMELINE_TYPES.length ? undefined : types;
 }
 
 export interface ReadTool {
@@ -124,6 +155,20 @@ const dealItem = z.looseObject({
   contact_id: z.string().nullable(),
   created_at: when,
 });
+const conversationItem = z.looseObject({
+  id: z.string(),
+  channel: z.string(),
+  external_id: z.string(),
+  contact_name: z.string().nullable(),
+  subject: z.string().nullable(),
+  status: z.string().nullable(),
+  contact_id: z.string().nullable(),
+  contact_email: z.string().nullable(),
+  contact_phone: z.string().nullable(),
+  started_at: when.nullable(),
+  last_message_at: when.nullable(),
+  created_at: when,
+});
 
 /** A CursorPage (or a deal slice) as the tools answer it. */
 function pageOutput(page: {
@@ -180,6 +225,26 @@ const listDealsInput = z.object({
   cursor,
 });
 
+const searchConversationsInput = z.object({
+  channel: channelSchema
+    .optional()
+    .describe('Only conversations on this channel (chat, messaging, …)'),
+  status: z
+    .enum(CONVERSATION_STATUSES, {
+      error: `status must be one of: ${CONVERSATION_STATUSES.join(', ')}`,
+    })
+    .optional()
+    .describe(`Only conversations with this status: ${CONVERSATION_STATUSES.join(', ')}`),
+  contact_id: z
+    .uuid({
+      error: 'contact_id must be the id of a contact (a UUID), as search_contacts returns it',
+    })
+    .optional()
+    .describe('Only conversations linked to this contact'),
+  limit,
+  cursor,
+});
+
 /** The record types get_record reads, each under its read scope. */
 export const RECORD_SCOPES = {
   lead: 'mcp:read:leads',
@@ -208,6 +273,35 @@ const getRecordInput = z.object({
     .describe(
       "A lead or contact only: the timeline.next_cursor of a previous answer for this record, to read the timeline's next page",
     ),
+  messages_cursor: z
+    .string({ error: 'messages_cursor must be the messages.next_cursor of a previous answer' })
+    .min(1, { error: 'messages_cursor must be the messages.next_cursor of a previous answer' })
+    .max(1000, { error: 'messages_cursor must be the messages.next_cursor of a previous answer' })
+    .optional()
+    .describe(
+      'A conversation only: the messages.next_cursor of a previous answer for this conversation, to read its next (later) messages',
+    ),
+});
+
+const messagesOutput = z.object({
+  items: z
+    .array(
+      z.looseObject({
+        id: z.string(),
+        external_id: z.string(),
+        direction: z.string().describe('inbound or outbound'),
+        message_type: z.string().nullable(),
+        body: z.string().nullable(),
+        status: z.string().nullable(),
+        sent_at: when.nullable(),
+        created_at: when,
+      }),
+    )
+    .describe('Oldest first'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe('Pass as messages_cursor (same type and id) for the later messages; null: no more'),
 });
 
 const timelineOutput = z.object({
@@ -234,6 +328,9 @@ const getRecordOutput = z.object({
   timeline: timelineOutput
     .optional()
     .describe(`A lead or contact: a page of its timeline (${RECORD_TIMELINE_LIMIT} items)`),
+  messages: messagesOutput
+    .optional()
+    .describe(`A conversation: a page of its messages (${RECORD_MESSAGES_LIMIT} items)`),
 });
 
 /** Thrown by a read for an answer that is the caller's doing, shown as the tool error. */
@@ -279,6 +376,67 @@ function listTool<I extends z.ZodObject>(tool: {
     inputSchema: tool.input,
     outputSchema: listOutput(tool.item),
     run: async (ctx, raw) => pageOutput(await tool.read(ctx, raw as z.output<I>)),
+  };
+}
+
+/**
+ * A page of a lead's or contact's timeline, newest first, without the item types the caller's
+ * scopes do not read (left out by the statement, so the page is still full and its cursor right).
+ */
+async function timelineOf(
+  { trx, tenantId, scopes }: ReadContext,
+  kind: TimelineRecordKind,
+  id: string,
+  cursor: string | undefined,
+) {
+  const page = await timelinePage(
+    trx,
+    tenantId,
+    kind,
+    id,
+    RECORD_TIMELINE_LIMIT,
+    cursor,
+    timelineTypesFor(scopes),
+  ).catch((err: unknown) => {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    throw new ReadRefusal(
+      `timeline_cursor was refused: it is not a timeline.next_cursor of this ${kind}'s answers. Pass one unchanged, or leave timeline_cursor out for the newest items.`,
+    );
+  });
+  return page && { items: asJson(page.items), next_cursor: page.nextCursor };
+}
+
+/**
+ * A page of a conversation's messages, oldest first (the conversation list's REST route reads
+ * the same rows), after `cursor`. Without the raw payload the channel sent: the body and
+ * its fields say what an agent needs, and a payload may be large.
+ */
+async function messagesOf(
+  { trx, tenantId, cursorSecret }: ReadContext,
+  conversationId: string,
+  cursor: string | undefined,
+) {
+  const page = await listMessages(
+    trx,
+    tenantId,
+    conversationId,
+    {
+      page: 1,
+      pageSize: RECORD_MESSAGES_LIMIT,
+      sortBy: 'sent_at',
+      sortOrder: 'asc',
+      cursor,
+    },
+    { secret: cursorSecret },
+  ).catch((err: unknown) => {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    throw new ReadRefusal(
+      "messages_cursor was refused: it is not a messages.next_cursor of this conversation's answers. Pass one unchanged, or leave messages_cursor out for the first messages.",
+    );
+  });
+  return {
+    items: asJson(page.items.map(({ payload: _payload, ...message }) => message)),
+    next_cursor: page.nextCursor,
   };
 }
 
@@ -349,10 +507,28 @@ export const READ_TOOLS: readonly ReadTool[] = [
         { secret: cursorSecret },
       ),
   }),
+  listTool({
+    name: 'search_conversations',
+    title: 'Search conversations',
+    description:
+      'Lists chat conversations (every channel), newest first, optionally only those on one channel, with a status and/or linked to one contact',
+    valuesNote: 'get_record (type conversation) reads one with its messages.',
+    scope: 'mcp:read:messaging',
+    input: searchConversationsInput,
+    item: conversationItem,
+    read: ({ trx, tenantId, cursorSecret }, args) =>
+      listConversations(
+        trx,
+        tenantId,
+        newestFirst(args),
+        { channel: args.channel, status: args.status, contact_id: args.contact_id },
+        { secret: cursorSecret },
+      ),
+  }),
   {
     name: 'get_record',
     title: 'Get a record',
-    description: `Reads one record by type and id: ${RECORD_TYPES.join(', ')}, each needing its read scope. A lead or contact comes with the newest ${RECORD_TIMELINE_LIMIT} items of its timeline (activities, deals, emails, chat messages, calls, orders, payments, form submissions) and the cursor to the next ones (timeline_cursor). ${TENANT_ONLY}`,
+    description: `Reads one record by type and id: ${RECORD_TYPES.join(', ')}, each needing its read scope. A lead or contact comes with the newest ${RECORD_TIMELINE_LIMIT} items of its timeline (activities, emails, calls, orders, payments, form submissions; chat messages only with mcp:read:messaging, deals only with mcp:read:deals) and the cursor to the next ones (timeline_cursor). A conversation comes with its first ${RECORD_MESSAGES_LIMIT} messages, oldest first, and the cursor to the later ones (messages_cursor). ${TENANT_ONLY}`,
     listedUnder: Object.values(RECORD_SCOPES),
     scopeFor: (args) => {
       const type = (args as { type?: unknown } | null)?.type;
@@ -362,39 +538,32 @@ export const READ_TOOLS: readonly ReadTool[] = [
     },
     inputSchema: getRecordInput,
     outputSchema: getRecordOutput,
-    run: async ({ trx, tenantId }, raw) => {
+    run: async (ctx, raw) => {
       const args = raw as z.output<typeof getRecordInput>;
       if (args.timeline_cursor && args.type !== 'lead' && args.type !== 'contact') {
         throw new ReadRefusal(
           `timeline_cursor is for a lead or contact only; a ${args.type} has no timeline here. Leave it out.`,
         );
       }
-      const record = await FINDERS[args.type](trx, tenantId, args.id);
+      if (args.messages_cursor && args.type !== 'conversation') {
+        throw new ReadRefusal(
+          `messages_cursor is for a conversation only; a ${args.type} has no messages here. Leave it out.`,
+        );
+      }
+      const record = await FINDERS[args.type](ctx.trx, ctx.tenantId, args.id);
       if (!record) throw new ReadRefusal(`No ${args.type} with id ${args.id} in this tenant.`);
+      if (args.type === 'conversation') {
+        return {
+          type: args.type,
+          record: asJson(record),
+          messages: await messagesOf(ctx, args.id, args.messages_cursor),
+        };
+      }
       if (args.type !== 'lead' && args.type !== 'contact') {
         return { type: args.type, record: asJson(record) };
       }
-      const kind: TimelineRecordKind = args.type;
-      const timeline = await timelinePage(
-        trx,
-        tenantId,
-        kind,
-        args.id,
-        RECORD_TIMELINE_LIMIT,
-        args.timeline_cursor,
-      ).catch((err: unknown) => {
-        if (!(err instanceof AppError) || err.status >= 500) throw err;
-        throw new ReadRefusal(
-          `timeline_cursor was refused: it is not a timeline.next_cursor of this ${kind}'s answers. Pass one unchanged, or leave timeline_cursor out for the newest items.`,
-        );
-      });
-      return {
-        type: args.type,
-        record: asJson(record),
-        ...(timeline && {
-          timeline: { items: asJson(timeline.items), next_cursor: timeline.nextCursor },
-        }),
-      };
+      const timeline = await timelineOf(ctx, args.type, args.id, args.timeline_cursor);
+      return { type: args.type, record: asJson(record), ...(timeline && { timeline }) };
     },
   },
 ];

@@ -1,13 +1,14 @@
 import { headerValue } from '@crm/shared/inbound';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { allowsBatches, requestRevision } from './protocol-revision';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { allowsBatches, requestRevision, unsupportedRevisionHeader } from './protocol-revision';
 
 /** A JSON-RPC error answered before the MCP server sees the request, so nothing runs. */
-function refuse(res: Response, status: number, id: unknown, message: string): void {
+function refuse(res: Response, status: number, id: unknown, message: string, code = -32600): void {
   res.status(status).json({
     jsonrpc: '2.0',
     id: typeof id === 'string' || typeof id === 'number' ? id : null,
-    error: { code: -32600, message },
+    error: { code, message },
   });
 }
 
@@ -25,6 +26,10 @@ function recordsOf(message: unknown): number {
 /**
  * Bounds on the shape of one POST /api/mcp, checked before any tool runs, so a refusal writes
  * nothing (docs/mcp.md):
+ * - a request other than an `initialize` names a supported revision in `MCP-Protocol-Version`
+ *   when it names one (400, -32000 otherwise, as the SDK's transport answers it): checked first,
+ *   so a bogus revision is a 400 whatever the request would have been refused for after (its
+ *   records, or the credential's scopes, checked after these bounds);
  * - a JSON-RPC batch only under a revision that allows one, and not empty (400, -32600
  *   otherwise);
  * - at most `maxRecordsPerRequest` records in all, counted over every `tools/call` of the
@@ -36,8 +41,19 @@ export function requestBounds(maxRecordsPerRequest: number): RequestHandler {
     const body: unknown = req.body;
     const batch = Array.isArray(body);
     const messages: unknown[] = batch ? body : [body];
+    const header = headerValue(req.headers, 'mcp-protocol-version');
+    const unsupported = unsupportedRevisionHeader(messages, header);
+    if (unsupported !== undefined) {
+      return refuse(
+        res,
+        400,
+        null,
+        `Bad Request: Unsupported protocol version: ${unsupported} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+        -32000,
+      );
+    }
     if (batch) {
-      const revision = requestRevision(messages, headerValue(req.headers, 'mcp-protocol-version'));
+      const revision = requestRevision(messages, header);
       if (!allowsBatches(revision)) {
         return refuse(
           res,
