@@ -245,7 +245,8 @@ describe('POST /api/mcp with an OAuth access token', () => {
       params: { name: 'ingest_leads', arguments: { records: [{ email: 'narrow@example.com' }] } },
     });
     expect(ingest.status).toBe(403);
-    expect(ingest.headers['www-authenticate']).toContain('scope="mcp:ingest:leads"');
+    // The challenge asks for what the token has plus what it lacks (a step-up keeps its scopes).
+    expect(ingest.headers['www-authenticate']).toContain('scope="mcp:read:leads mcp:ingest:leads"');
     expect(await tenantRowCounts(db, owner.tenantId)).toEqual(before);
     const search = await mcpPost(accessToken, {
       jsonrpc: '2.0',
