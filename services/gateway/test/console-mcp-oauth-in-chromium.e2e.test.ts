@@ -107,6 +107,15 @@ async function mcpClient(token: string): Promise<Client> {
 }
 
 /** The status of an MCP initialize sent with `token`. */
+/** The app's POST to the token endpoint, form-encoded as a client sends it. */
+function tokenRequest(params: Record<string, string>): Promise<Response> {
+  return fetch(`${stack.url}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  });
+}
+
 async function mcpStatus(token: string): Promise<number> {
   const res = await fetch(`${stack.url}/api/mcp`, {
     method: 'POST',
@@ -272,16 +281,12 @@ describe('the consent page', () => {
   });
 
   it('the code gives the app a token the official MCP client writes a lead with', async () => {
-    const res = await fetch(`${stack.url}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: approved.code,
-        redirect_uri: callback(),
-        client_id: own.clientId,
-        code_verifier: approved.verifier,
-      }),
+    const res = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: approved.code,
+      redirect_uri: callback(),
+      client_id: own.clientId,
+      code_verifier: approved.verifier,
     });
     expect(res.status).toBe(200);
     const token = (await res.json()) as {
@@ -405,14 +410,10 @@ describe('Connected apps on the MCP keys screen', () => {
     expect(grant.revoked_at).not.toBeNull();
     expect(await mcpStatus(own.accessToken)).toBe(401);
     // The app cannot get a new token either: its refresh token died with the grant.
-    const refreshed = await fetch(`${stack.url}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: own.refreshToken,
-        client_id: own.clientId,
-      }),
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: own.refreshToken,
+      client_id: own.clientId,
     });
     expect(refreshed.status).toBe(400);
     expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
