@@ -155,6 +155,10 @@ describe("a new user's first hour in the console", () => {
     await expectNoOtherTenant();
   });
 
+  // Four requests of 500 leads through the real stack, the file parsed in the page and the rows
+  // read back: a few seconds alone, but once past jest's 30 s on a loaded CI machine, where the
+  // second request, still held, then stalled every later step. Each wait keeps Playwright's own
+  // 30 s, so a step that never comes still fails.
   it('imports a 2,000-row CSV from Leads: progress shown, 1,997 leads in Postgres', async () => {
     await page.getByRole('link', { name: 'Import leads' }).click();
     await page.getByRole('heading', { name: 'Import leads', level: 1 }).waitFor();
@@ -198,7 +202,7 @@ describe("a new user's first hour in the console", () => {
         { tenant_id: expect.not.stringMatching(newcomer.tenantId), first_name: 'Globex namesake' },
       ]),
     );
-  });
+  }, 90_000);
 
   it('downloads exactly the 3 rejected rows with their error texts', async () => {
     const { download, body } = await downloadFrom(page, () =>
