@@ -202,9 +202,25 @@ const GRANT_COLUMNS = [
  * never changes, so it is read unlocked first.
  */
 
-/** Locks the grant row until the transaction ends (see the lock order above). */
-async function lockGrant(trx: Trx, grantId: string): Promise<void> {
-  await trx.selectFrom('oauth_grants').select('id').where('id', '=', grantId).forUpdate().execute();
+/**
+ * Locks the grant of the code or token with this hash until the transaction ends (see the lock
+ * order above), in one statement that reads the grant's id unlocked; false when there is none.
+ */
+async function lockGrantOf(
+  trx: Trx,
+  of: { table: 'oauth_codes' | 'oauth_tokens'; hash: string },
+): Promise<boolean> {
+  const grantId =
+    of.table === 'oauth_codes'
+      ? trx.selectFrom('oauth_codes').select('grant_id').where('code_hash', '=', of.hash)
+      : trx.selectFrom('oauth_tokens').select('grant_id').where('token_hash', '=', of.hash);
+  const grant = await trx
+    .selectFrom('oauth_grants')
+    .select('id')
+    .where('id', '=', grantId)
+    .forUpdate()
+    .executeTakeFirst();
+  return grant !== undefined;
 }
 
 /**
@@ -212,13 +228,7 @@ async function lockGrant(trx: Trx, grantId: string): Promise<void> {
  * (single use: a second exchange of it waits, then finds it used).
  */
 export async function lockCodeWithGrant(trx: Trx, codeHash: string) {
-  const code = await trx
-    .selectFrom('oauth_codes')
-    .select('grant_id')
-    .where('code_hash', '=', codeHash)
-    .executeTakeFirst();
-  if (!code) return undefined;
-  await lockGrant(trx, code.grant_id);
+  if (!(await lockGrantOf(trx, { table: 'oauth_codes', hash: codeHash }))) return undefined;
   return trx
     .selectFrom('oauth_codes as c')
     .innerJoin('oauth_grants as g', 'g.id', 'c.grant_id')
@@ -247,13 +257,7 @@ export async function markCodeUsed(trx: Trx, codeHash: string): Promise<void> {
  * (a refresh token's rotation, a revocation).
  */
 export async function lockTokenWithGrant(trx: Trx, tokenHash: string) {
-  const token = await trx
-    .selectFrom('oauth_tokens')
-    .select('grant_id')
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
-  if (!token) return undefined;
-  await lockGrant(trx, token.grant_id);
+  if (!(await lockGrantOf(trx, { table: 'oauth_tokens', hash: tokenHash }))) return undefined;
   return trx
     .selectFrom('oauth_tokens as t')
     .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
