@@ -380,6 +380,17 @@ function listTool<I extends z.ZodObject>(tool: {
 }
 
 /**
+ * A page read's refusal of the cursor it was handed (a 4xx: edited, foreign, another record's)
+ * as the tool error `message`; anything else is thrown on.
+ */
+function cursorRefused(message: string) {
+  return (err: unknown): never => {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    throw new ReadRefusal(message);
+  };
+}
+
+/**
  * A page of a lead's or contact's timeline, newest first, without the item types the caller's
  * scopes do not read (left out by the statement, so the page is still full and its cursor right).
  */
@@ -397,12 +408,11 @@ async function timelineOf(
     RECORD_TIMELINE_LIMIT,
     cursor,
     timelineTypesFor(scopes),
-  ).catch((err: unknown) => {
-    if (!(err instanceof AppError) || err.status >= 500) throw err;
-    throw new ReadRefusal(
+  ).catch(
+    cursorRefused(
       `timeline_cursor was refused: it is not a timeline.next_cursor of this ${kind}'s answers. Pass one unchanged, or leave timeline_cursor out for the newest items.`,
-    );
-  });
+    ),
+  );
   return page && { items: asJson(page.items), next_cursor: page.nextCursor };
 }
 
@@ -428,12 +438,11 @@ async function messagesOf(
       cursor,
     },
     { secret: cursorSecret },
-  ).catch((err: unknown) => {
-    if (!(err instanceof AppError) || err.status >= 500) throw err;
-    throw new ReadRefusal(
+  ).catch(
+    cursorRefused(
       "messages_cursor was refused: it is not a messages.next_cursor of this conversation's answers. Pass one unchanged, or leave messages_cursor out for the first messages.",
-    );
-  });
+    ),
+  );
   return {
     items: asJson(page.items.map(({ payload: _payload, ...message }) => message)),
     next_cursor: page.nextCursor,
