@@ -95,14 +95,13 @@ export function bearerAuth(
   return (req: Request, res: Response, next: NextFunction) => {
     (async () => {
       const header = headerValue(req.headers, 'authorization');
-      const bearer = header !== undefined && /^Bearer(\s|$)/i.test(header);
-      const match = bearer ? /^Bearer ([^\s]+)$/i.exec(header) : null;
+      const match = header === undefined ? null : /^Bearer ([^\s]+)$/i.exec(header);
       if (!match) {
         return refuse(
           res,
           metadataUrl,
           // A Bearer header of another shape is malformed; no Bearer header is no credential.
-          bearer ? 'invalid_request' : undefined,
+          /^Bearer(\s|$)/i.test(header ?? '') ? 'invalid_request' : undefined,
           'Send Authorization: Bearer <MCP key or OAuth access token>',
         );
       }
