@@ -63,15 +63,19 @@ async function timed(
     await op(i);
     latencies.push(performance.now() - t);
   }
-  const seconds = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
+  return resultOf(name, (performance.now() - start) / 1000, latencies);
+}
+
+/** A measured operation's result: its rate over `seconds` and its latencies' p50 and p99. */
+function resultOf(name: string, seconds: number, latencies: number[]): Result {
+  const sorted = [...latencies].sort((a, b) => a - b);
   return {
     name,
-    operations,
+    operations: latencies.length,
     seconds: Number(seconds.toFixed(3)),
-    perSecond: Math.round(operations / seconds),
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
+    perSecond: Math.round(latencies.length / seconds),
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
   };
 }
 
@@ -96,18 +100,7 @@ async function timedInTurns(
       spent[index] += ms;
     }
   }
-  return ops.map(([name], index) => {
-    const sorted = latencies[index].sort((a, b) => a - b);
-    const seconds = spent[index] / 1000;
-    return {
-      name,
-      operations: rounds,
-      seconds: Number(seconds.toFixed(3)),
-      perSecond: Math.round(rounds / seconds),
-      p50Ms: percentile(sorted, 50),
-      p99Ms: percentile(sorted, 99),
-    };
-  });
+  return ops.map(([name], index) => resultOf(name, spent[index] / 1000, latencies[index]));
 }
 
 async function outboxThroughput(
